@@ -1,0 +1,213 @@
+/**
+ * Proves every fixture is a valid wire shape: the official SDKs, pointed straight at the fake, parse each
+ * reply (JSON, stream, error, mid-stream error) into what the matching fixture says.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isRecord, listFixtures, loadJsonFixture, parseStreamChunks } from './fixtures.ts';
+import { type FakeUpstream, startFakeUpstream } from './server.ts';
+
+let upstream: FakeUpstream;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  openai = new OpenAI({ baseURL: `${upstream.url}/v1`, apiKey: 'test', maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: upstream.url, apiKey: 'test', maxRetries: 0 });
+});
+afterAll(() => upstream.close());
+beforeEach(() => upstream.reset());
+
+const openaiRequest = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Hello' }] };
+const anthropicRequest = {
+  model: 'claude-sonnet-4-5',
+  max_tokens: 1024,
+  messages: [{ role: 'user' as const, content: 'Hello' }],
+};
+const replyCases = ['text', 'tool-call', 'parallel-tool-calls', 'tool-result-reply', 'thinking'];
+const jsonCases = [...replyCases, 'image'];
+const openaiErrors = [
+  [400, OpenAI.BadRequestError],
+  [401, OpenAI.AuthenticationError],
+  [429, OpenAI.RateLimitError],
+  [500, OpenAI.InternalServerError],
+  [503, OpenAI.InternalServerError],
+] as const;
+const anthropicErrors = [
+  [400, Anthropic.BadRequestError],
+  [401, Anthropic.AuthenticationError],
+  [429, Anthropic.RateLimitError],
+  [500, Anthropic.InternalServerError],
+  [529, Anthropic.OverloadedError],
+] as const;
+// Built from the same lists the tests iterate, so a new fixture without a test fails the last check.
+const coveredFixtures = new Set<string>([
+  'openai-models',
+  'openai-midstream-error',
+  'anthropic-midstream-error',
+  ...(['openai', 'anthropic'] as const).flatMap((provider) => [
+    ...jsonCases.map((caseName) => `${provider}-${caseName}`),
+    ...replyCases.map((caseName) => `${provider}-${caseName}-stream`),
+  ]),
+  ...openaiErrors.map(([status]) => `openai-error-${status}`),
+  ...anthropicErrors.map(([status]) => `anthropic-error-${status}`),
+]);
+
+const expectedCompletion = (name: string) => loadJsonFixture(name).body as OpenAI.ChatCompletion;
+const expectedMessage = (name: string) => loadJsonFixture(name).body as Anthropic.Message;
+
+function toolCallSummary(message: OpenAI.ChatCompletionMessage) {
+  return (message.tool_calls ?? []).map((call) =>
+    call.type === 'function'
+      ? { name: call.function.name, input: JSON.parse(call.function.arguments) as unknown }
+      : { type: call.type },
+  );
+}
+
+function contentSummary(content: Anthropic.ContentBlock[]) {
+  return content.map((block) => {
+    if (block.type === 'text') return { type: block.type, text: block.text };
+    if (block.type === 'thinking') return { type: block.type, thinking: block.thinking, signature: block.signature };
+    if (block.type === 'tool_use') return { type: block.type, name: block.name, input: block.input };
+    return { type: block.type };
+  });
+}
+
+/** The payload of the first chunk in a stream fixture that matches. */
+function findChunk(
+  name: string,
+  matches: (chunk: Record<string, unknown>) => boolean,
+): Record<string, unknown> | undefined {
+  return parseStreamChunks(name).filter(isRecord).find(matches);
+}
+
+describe('OpenAI fixtures through the openai SDK', () => {
+  it.each(jsonCases)('chat.completions.create parses openai-%s', async (caseName) => {
+    upstream.next(caseName);
+    const completion = await openai.chat.completions.create(openaiRequest);
+    const expected = expectedCompletion(`openai-${caseName}`);
+    expect(completion).toEqual(expected);
+    expect(completion.model).not.toBe(openaiRequest.model);
+    expect(completion.usage?.total_tokens).toBe(
+      (expected.usage?.prompt_tokens ?? 0) + (expected.usage?.completion_tokens ?? 0),
+    );
+  });
+
+  describe.each([true, false])('chat.completions.stream with include_usage %s', (includeUsage) => {
+    it.each(replyCases)('finalChatCompletion assembles openai-%s-stream', async (caseName) => {
+      const name = `openai-${caseName}-stream`;
+      upstream.next(caseName);
+      const stream = openai.chat.completions.stream({
+        ...openaiRequest,
+        ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+      });
+      let reasoning = '';
+      stream.on('chunk', (chunk) => {
+        const delta = chunk.choices[0]?.delta;
+        const fragment = delta ? Reflect.get(delta, 'reasoning_content') : undefined;
+        if (typeof fragment === 'string') reasoning += fragment;
+      });
+      const final = await stream.finalChatCompletion();
+      const expected = expectedCompletion(`openai-${caseName}`);
+      const [finalChoice, expectedChoice] = [final.choices[0], expected.choices[0]];
+      expect(final.model).toBe(expected.model);
+      expect(finalChoice?.message.content ?? null).toBe(expectedChoice?.message.content ?? null);
+      expect(finalChoice?.finish_reason).toBe(expectedChoice?.finish_reason);
+      expect(finalChoice && toolCallSummary(finalChoice.message)).toEqual(
+        expectedChoice && toolCallSummary(expectedChoice.message),
+      );
+      expect(reasoning).toBe(expectedChoice ? (Reflect.get(expectedChoice.message, 'reasoning_content') ?? '') : '');
+      const usageChunk = findChunk(name, (chunk) => Array.isArray(chunk.choices) && chunk.choices.length === 0);
+      expect(final.usage).toEqual(includeUsage ? usageChunk?.usage : undefined);
+    });
+  });
+
+  it.each(openaiErrors)('openai-error-%i raises the matching SDK error', async (status, errorClass) => {
+    const fixture = loadJsonFixture(`openai-error-${status}`);
+    upstream.next(`error-${status}`);
+    const error = await openai.chat.completions.create(openaiRequest).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(errorClass);
+    const apiError = error as InstanceType<typeof errorClass>;
+    expect(apiError.status).toBe(status);
+    expect(apiError.error).toEqual(isRecord(fixture.body) ? fixture.body.error : undefined);
+    expect(apiError.requestID).toBe(fixture.headers['x-request-id']);
+    expect(apiError.headers.get('retry-after')).toBe(fixture.headers['retry-after'] ?? null);
+  });
+
+  it('openai-midstream-error raises after the first deltas', async () => {
+    upstream.next('midstream-error');
+    const stream = await openai.chat.completions.create({ ...openaiRequest, stream: true });
+    let text = '';
+    const consume = async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    };
+    const error = await consume().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ status: undefined, type: 'server_error' });
+    expect(text).toBe('Once upon a time');
+  });
+
+  it('GET /v1/models lists models', async () => {
+    const models = await openai.models.list();
+    expect(models.data.map((model) => model.id)).toContain('gpt-4o-mini-2024-07-18');
+  });
+});
+
+describe('Anthropic fixtures through the @anthropic-ai/sdk', () => {
+  it.each(jsonCases)('messages.create parses anthropic-%s', async (caseName) => {
+    upstream.next(caseName);
+    const message = await anthropic.messages.create(anthropicRequest);
+    expect(message).toEqual(expectedMessage(`anthropic-${caseName}`));
+    expect(message.model).toBe('claude-sonnet-4-5-20250929');
+  });
+
+  it.each(replyCases)('messages.stream finalMessage assembles anthropic-%s-stream', async (caseName) => {
+    const name = `anthropic-${caseName}-stream`;
+    upstream.next(caseName);
+    const stream = anthropic.messages.stream(anthropicRequest);
+    let streamedText = '';
+    stream.on('text', (text) => {
+      streamedText += text;
+    });
+    const final = await stream.finalMessage();
+    const expected = expectedMessage(`anthropic-${caseName}`);
+    expect(final.model).toBe(expected.model);
+    expect(final.stop_reason).toBe(expected.stop_reason);
+    expect(contentSummary(final.content)).toEqual(contentSummary(expected.content));
+    expect(streamedText).toBe(expected.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
+    // message_delta usage is cumulative and overrides message_start, as the SDK applies it.
+    const delta = findChunk(name, (chunk) => chunk.type === 'message_delta');
+    expect(final.usage).toMatchObject(isRecord(delta?.usage) ? delta.usage : { missing: 'message_delta usage' });
+  });
+
+  it.each(anthropicErrors)('anthropic-error-%i raises the matching SDK error', async (status, errorClass) => {
+    const fixture = loadJsonFixture(`anthropic-error-${status}`);
+    upstream.next(`error-${status}`);
+    const error = await anthropic.messages.create(anthropicRequest).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(errorClass);
+    const apiError = error as InstanceType<typeof errorClass>;
+    expect(apiError.status).toBe(status);
+    expect(apiError.error).toEqual(fixture.body);
+    expect(apiError.requestID).toBe(fixture.headers['request-id']);
+    expect(apiError.headers?.get('retry-after') ?? null).toBe(fixture.headers['retry-after'] ?? null);
+  });
+
+  it('anthropic-midstream-error raises an overloaded_error after the first deltas', async () => {
+    upstream.next('midstream-error');
+    const stream = anthropic.messages.stream(anthropicRequest);
+    let streamedText = '';
+    stream.on('text', (text) => {
+      streamedText += text;
+    });
+    const error = await stream.finalMessage().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect(error).toMatchObject({ status: undefined, type: 'overloaded_error' });
+    expect(streamedText).toBe('Once upon a time');
+  });
+});
+
+it('every fixture on disk is checked by this suite', () => {
+  expect([...listFixtures()].filter((name) => !coveredFixtures.has(name))).toEqual([]);
+});
