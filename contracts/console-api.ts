@@ -1,0 +1,147 @@
+/**
+ * @module contracts/console-api
+ * The console API under `/api`: what the Vue console and scripts send and receive. Field names are
+ * snake_case on the wire, like the relay endpoints.
+ */
+import { z } from 'zod';
+
+export const emailSchema = z
+  .email('must be an email address')
+  .max(254)
+  .transform((email) => email.toLowerCase());
+export const passwordSchema = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(256, 'must be at most 256 characters');
+
+export const registerRequestSchema = z.object({
+  email: emailSchema,
+  password: passwordSchema,
+  name: z.string().trim().min(1).max(64).optional(),
+});
+
+export const loginRequestSchema = z.object({ email: emailSchema, password: z.string().min(1).max(256) });
+
+export const userViewSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(['user', 'admin']),
+});
+
+const tokenPolicyFields = {
+  expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  quota: z.number().int().min(0).nullable().optional(),
+  models: z.array(z.string().min(1)).max(256).nullable().optional(),
+};
+
+export const createTokenRequestSchema = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  ...tokenPolicyFields,
+});
+
+export const updateTokenRequestSchema = z.object({
+  name: z.string().trim().min(1).max(64).optional(),
+  enabled: z.boolean().optional(),
+  ...tokenPolicyFields,
+});
+
+export const tokenStatusSchema = z.enum(['active', 'disabled', 'expired', 'exhausted', 'revoked']);
+
+export const tokenViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  key_hint: z.string(),
+  status: tokenStatusSchema,
+  created_at: z.string(),
+  last_used_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  quota: z.number().nullable(),
+  used_tokens: z.number(),
+  models: z.array(z.string()).nullable(),
+});
+
+/** Only the create response carries the plaintext key, this once. */
+export const createdTokenSchema = tokenViewSchema.extend({ key: z.string() });
+
+export const granularitySchema = z.enum(['hour', 'day']);
+
+export const usageOverviewQuerySchema = z.object({
+  from: z.iso.datetime({ offset: true }),
+  to: z.iso.datetime({ offset: true }),
+  granularity: granularitySchema.optional(),
+  model: z.string().optional(),
+  token_id: z.string().optional(),
+  /** admins only: another user's overview, or `all` */
+  user_id: z.string().optional(),
+});
+
+export const usageTotalsSchema = z.object({
+  calls: z.number(),
+  errors: z.number(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+});
+
+export const usageOverviewSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  granularity: granularitySchema,
+  totals: usageTotalsSchema,
+  series: z.array(usageTotalsSchema.extend({ bucket: z.string(), model: z.string() })),
+  by_model: z.array(usageTotalsSchema.extend({ model: z.string() })),
+});
+
+export const usageLogsQuerySchema = z.object({
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  model: z.string().optional(),
+  token_id: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  /** opaque cursor from the previous page */
+  cursor: z.string().optional(),
+});
+
+export const usageLogEntrySchema = z.object({
+  request_id: z.string(),
+  started_at: z.string(),
+  token_id: z.string().nullable(),
+  endpoint: z.string(),
+  model_requested: z.string().nullable(),
+  model_served: z.string().nullable(),
+  stream: z.boolean(),
+  status: z.number(),
+  error_type: z.string().nullable(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  usage_estimated: z.boolean(),
+  latency_ms: z.number(),
+  first_token_ms: z.number().nullable(),
+});
+
+export const usageLogsPageSchema = z.object({
+  items: z.array(usageLogEntrySchema),
+  next_cursor: z.string().nullable(),
+});
+
+/** The one error shape of `/api`: a stable machine code and a sentence for people. */
+export const consoleErrorSchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }),
+});
+
+export type RegisterRequest = z.infer<typeof registerRequestSchema>;
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+export type UserView = z.infer<typeof userViewSchema>;
+export type CreateTokenRequest = z.infer<typeof createTokenRequestSchema>;
+export type UpdateTokenRequest = z.infer<typeof updateTokenRequestSchema>;
+export type TokenView = z.infer<typeof tokenViewSchema>;
+export type CreatedToken = z.infer<typeof createdTokenSchema>;
+export type TokenStatus = z.infer<typeof tokenStatusSchema>;
+export type UsageOverviewQuery = z.infer<typeof usageOverviewQuerySchema>;
+export type UsageOverview = z.infer<typeof usageOverviewSchema>;
+export type UsageTotals = z.infer<typeof usageTotalsSchema>;
+export type UsageLogsQuery = z.infer<typeof usageLogsQuerySchema>;
+export type UsageLogEntry = z.infer<typeof usageLogEntrySchema>;
+export type UsageLogsPage = z.infer<typeof usageLogsPageSchema>;
+export type ConsoleError = z.infer<typeof consoleErrorSchema>;

@@ -1,0 +1,90 @@
+/**
+ * @module contracts/events/entity-events
+ * Users, API keys (tokens) and channels. No secret is in plaintext here: keys appear only as an
+ * HMAC-SHA256 hash and a display hint, upstream keys only encrypted (AES-256-GCM).
+ */
+import { z } from 'zod';
+import { envelope } from './envelope.ts';
+
+export const roleSchema = z.enum(['user', 'admin']);
+
+export const userRegisteredV1 = envelope(
+  'user.registered',
+  1,
+  z.object({
+    userId: z.string(),
+    email: z.string(),
+    name: z.string(),
+    passwordHash: z.string(),
+    role: roleSchema,
+  }),
+);
+
+const tokenPolicy = {
+  expiresAt: z.iso.datetime().nullable(),
+  /** total tokens this key may use; null is unlimited */
+  quota: z.number().int().min(0).nullable(),
+  /** model allowlist; null allows every model */
+  models: z.array(z.string()).nullable(),
+};
+
+export const tokenIssuedV1 = envelope(
+  'token.issued',
+  1,
+  z.object({
+    tokenId: z.string(),
+    userId: z.string(),
+    name: z.string(),
+    keyHash: z.string(),
+    keyHint: z.string(),
+    ...tokenPolicy,
+  }),
+);
+
+export const tokenUpdatedV1 = envelope(
+  'token.updated',
+  1,
+  z.object({
+    tokenId: z.string(),
+    userId: z.string(),
+    name: z.string().optional(),
+    enabled: z.boolean().optional(),
+    expiresAt: tokenPolicy.expiresAt.optional(),
+    quota: tokenPolicy.quota.optional(),
+    models: tokenPolicy.models.optional(),
+  }),
+);
+
+export const tokenRevokedV1 = envelope('token.revoked', 1, z.object({ tokenId: z.string(), userId: z.string() }));
+
+export const channelTypeSchema = z.enum(['openai', 'anthropic']);
+
+export const channelConfiguredV1 = envelope(
+  'channel.configured',
+  1,
+  z.object({
+    channelId: z.string(),
+    name: z.string(),
+    type: channelTypeSchema,
+    baseUrl: z.string(),
+    /** AES-256-GCM ciphertext of the upstream key, `iv.tag.data` in base64url */
+    apiKeyCiphertext: z.string(),
+    models: z.array(z.string()),
+    modelMapping: z.record(z.string(), z.string()),
+    priority: z.number().int(),
+    weight: z.number().int().min(0),
+    thinkingToContent: z.boolean(),
+    enabled: z.boolean(),
+  }),
+);
+
+export const channelRemovedV1 = envelope('channel.removed', 1, z.object({ channelId: z.string() }));
+
+export type UserRegistered = z.infer<typeof userRegisteredV1>;
+export type TokenIssued = z.infer<typeof tokenIssuedV1>;
+export type TokenUpdated = z.infer<typeof tokenUpdatedV1>;
+export type TokenRevoked = z.infer<typeof tokenRevokedV1>;
+export type ChannelConfigured = z.infer<typeof channelConfiguredV1>;
+export type ChannelRemoved = z.infer<typeof channelRemovedV1>;
+export type ChannelType = z.infer<typeof channelTypeSchema>;
+export type Role = z.infer<typeof roleSchema>;

@@ -1,0 +1,62 @@
+/**
+ * @module contracts/events
+ * The closed union of every event the system publishes, at its current version, and the stream
+ * each type belongs to.
+ */
+import { z } from 'zod';
+import {
+  channelConfiguredV1,
+  channelRemovedV1,
+  tokenIssuedV1,
+  tokenRevokedV1,
+  tokenUpdatedV1,
+  userRegisteredV1,
+} from './entity-events.ts';
+import type { EventStream } from './envelope.ts';
+import { requestCompletedV1, usageRecordedV1 } from './traffic-events.ts';
+
+export * from './entity-events.ts';
+export * from './envelope.ts';
+export * from './traffic-events.ts';
+
+export const gatewayEventSchema = z.discriminatedUnion('type', [
+  userRegisteredV1,
+  tokenIssuedV1,
+  tokenUpdatedV1,
+  tokenRevokedV1,
+  channelConfiguredV1,
+  channelRemovedV1,
+  requestCompletedV1,
+  usageRecordedV1,
+]);
+
+export type GatewayEvent = z.infer<typeof gatewayEventSchema>;
+export type GatewayEventType = GatewayEvent['type'];
+export type EventOfType<Type extends GatewayEventType> = Extract<GatewayEvent, { type: Type }>;
+
+const trafficTypes: ReadonlySet<GatewayEventType> = new Set(['request.completed', 'usage.recorded']);
+
+export function streamOf(type: GatewayEventType): EventStream {
+  return trafficTypes.has(type) ? 'traffic' : 'entity';
+}
+
+/**
+ * The ordering key: one entity's events stay in order (Kafka partitions by it). Traffic is keyed by
+ * request so a request's two events land together.
+ */
+export function partitionKeyOf(event: GatewayEvent): string {
+  switch (event.type) {
+    case 'user.registered':
+      return event.body.userId;
+    case 'token.issued':
+    case 'token.updated':
+    case 'token.revoked':
+      return event.body.tokenId;
+    case 'channel.configured':
+    case 'channel.removed':
+      return event.body.channelId;
+    case 'request.completed':
+    case 'usage.recorded':
+      return event.body.requestId;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * @module contracts/events/traffic-events
+ * One `request.completed` for every request that reached a gateway, refused ones included, and one
+ * `usage.recorded` for every request that used tokens. Both carry the request id, so projections can
+ * join them and apply each exactly once.
+ */
+import { z } from 'zod';
+import { envelope } from './envelope.ts';
+
+export const endpointSchema = z.enum(['chat.completions', 'messages']);
+
+export const requestCompletedV1 = envelope(
+  'request.completed',
+  1,
+  z.object({
+    requestId: z.string(),
+    /** null when the request was refused before a key was recognised */
+    userId: z.string().nullable(),
+    tokenId: z.string().nullable(),
+    endpoint: endpointSchema,
+    modelRequested: z.string().nullable(),
+    /** the model the upstream named in its reply (may be a dated variant) */
+    modelServed: z.string().nullable(),
+    channelId: z.string().nullable(),
+    stream: z.boolean(),
+    /** HTTP status the client saw (200 for a stream that later failed in-band; see errorType) */
+    status: z.number().int(),
+    errorType: z.string().nullable(),
+    errorMessage: z.string().nullable(),
+    startedAt: z.iso.datetime(),
+    latencyMs: z.number().min(0),
+    firstTokenMs: z.number().min(0).nullable(),
+    clientAborted: z.boolean(),
+  }),
+);
+
+export const usageSourceSchema = z.enum(['upstream', 'estimated']);
+
+export const usageRecordedV1 = envelope(
+  'usage.recorded',
+  1,
+  z.object({
+    requestId: z.string(),
+    userId: z.string(),
+    tokenId: z.string(),
+    channelId: z.string().nullable(),
+    /** the model the client asked for: what users filter and allowlists name */
+    model: z.string(),
+    startedAt: z.iso.datetime(),
+    /** OpenAI semantics: includes cached and cache-write tokens */
+    promptTokens: z.number().int().min(0),
+    completionTokens: z.number().int().min(0),
+    cachedTokens: z.number().int().min(0),
+    cacheWriteTokens: z.number().int().min(0),
+    reasoningTokens: z.number().int().min(0),
+    source: usageSourceSchema,
+  }),
+);
+
+export type RequestCompleted = z.infer<typeof requestCompletedV1>;
+export type UsageRecorded = z.infer<typeof usageRecordedV1>;
+export type Endpoint = z.infer<typeof endpointSchema>;

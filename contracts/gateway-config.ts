@@ -1,0 +1,30 @@
+/**
+ * @module contracts/gateway-config
+ * The YAML (or JSON) file named by `GATEWAY_CONFIG`. Its `channels` seed the channel table at start;
+ * `base_url` is written as the provider's own SDK takes it (`https://api.openai.com/v1`,
+ * `https://api.anthropic.com`).
+ */
+import { z } from 'zod';
+
+export const channelConfigSchema = z.object({
+  name: z.string().min(1),
+  type: z.enum(['openai', 'anthropic']),
+  base_url: z.url('must be an absolute http(s) URL'),
+  api_key: z.string().min(1, 'must hold the upstream key'),
+  models: z.array(z.string().min(1)).min(1, 'must list at least one model'),
+  /** client model name → upstream model name */
+  model_mapping: z.record(z.string(), z.string()).default({}),
+  /** higher tiers are tried first */
+  priority: z.number().int().default(0),
+  /** weighted random inside a tier */
+  weight: z.number().int().min(0).default(1),
+  thinking_to_content: z.boolean().default(false),
+  enabled: z.boolean().default(true),
+});
+
+export const gatewayConfigFileSchema = z.object({
+  channels: z.array(channelConfigSchema).default([]),
+});
+
+export type ChannelConfig = z.infer<typeof channelConfigSchema>;
+export type GatewayConfigFile = z.infer<typeof gatewayConfigFileSchema>;

@@ -1,0 +1,92 @@
+/**
+ * @module gateway/commands/tokens
+ * Issuing, changing and revoking API keys. The plaintext key exists only in the create response;
+ * the event carries its keyed hash and a display hint.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { CreateTokenRequest, UpdateTokenRequest } from '../../contracts/console-api.ts';
+import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
+import { ApiError } from '../console-api/api-error.ts';
+import { newEvent } from '../events/new-event.ts';
+import { generateApiKey, hashApiKey, hintOf } from '../security/api-keys.ts';
+import { type CommandContext, commit } from './command-context.ts';
+
+const MAX_TOKENS_PER_USER = 1000;
+
+function normalizeTime(value: string | null | undefined): string | null | undefined {
+  return value ? new Date(value).toISOString() : value;
+}
+
+export async function issueToken(
+  context: CommandContext,
+  userId: string,
+  input: CreateTokenRequest,
+): Promise<{ token: TokenDocument; key: string }> {
+  if (context.stores.lookups.tokensOfUser(userId).filter((token) => !token.revoked).length >= MAX_TOKENS_PER_USER) {
+    throw new ApiError(
+      409,
+      'too_many_tokens',
+      `An account may hold at most ${MAX_TOKENS_PER_USER} active keys; revoke some first.`,
+    );
+  }
+  const key = generateApiKey();
+  const tokenId = uuidv7();
+  await commit(
+    context,
+    newEvent(
+      'token.issued',
+      {
+        tokenId,
+        userId,
+        name: input.name,
+        keyHash: hashApiKey(key, context.keys.keyHashing),
+        keyHint: hintOf(key),
+        expiresAt: normalizeTime(input.expires_at) ?? null,
+        quota: input.quota ?? null,
+        models: input.models ?? null,
+      },
+      context.now(),
+    ),
+  );
+  return { token: context.stores.lookups.tokenById(tokenId)!, key };
+}
+
+/** The token, if it exists and belongs to the user; a 404 otherwise (never a 403: ids are not disclosed). */
+export function ownedToken(context: CommandContext, userId: string, tokenId: string): TokenDocument {
+  const token = context.stores.lookups.tokenById(tokenId);
+  if (!token || token.userId !== userId) throw new ApiError(404, 'token_not_found', 'No such key in your account.');
+  return token;
+}
+
+export async function updateToken(
+  context: CommandContext,
+  userId: string,
+  tokenId: string,
+  input: UpdateTokenRequest,
+): Promise<TokenDocument> {
+  const token = ownedToken(context, userId, tokenId);
+  if (token.revoked) throw new ApiError(409, 'token_revoked', 'A revoked key cannot be changed.');
+  await commit(
+    context,
+    newEvent(
+      'token.updated',
+      {
+        tokenId,
+        userId,
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.enabled !== undefined && { enabled: input.enabled }),
+        ...(input.expires_at !== undefined && { expiresAt: normalizeTime(input.expires_at) ?? null }),
+        ...(input.quota !== undefined && { quota: input.quota }),
+        ...(input.models !== undefined && { models: input.models }),
+      },
+      context.now(),
+    ),
+  );
+  return context.stores.lookups.tokenById(tokenId)!;
+}
+
+export async function revokeToken(context: CommandContext, userId: string, tokenId: string): Promise<TokenDocument> {
+  const token = ownedToken(context, userId, tokenId);
+  if (!token.revoked) await commit(context, newEvent('token.revoked', { tokenId, userId }, context.now()));
+  return context.stores.lookups.tokenById(tokenId)!;
+}

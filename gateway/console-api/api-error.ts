@@ -1,0 +1,63 @@
+/**
+ * @module gateway/console-api/api-error
+ * The one error shape of `/api`: `{"error": {"code", "message", "field"?}}` with a fitting status.
+ * `code` is stable for scripts; `message` says what was wrong and what to do.
+ */
+import type { ErrorRequestHandler } from 'express';
+import type { z } from 'zod';
+import type { ConsoleError } from '../../contracts/console-api.ts';
+import { describeIssues, firstIssueField } from '../relay/validation-message.ts';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | undefined;
+
+  constructor(status: number, code: string, message: string, field?: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+
+  body(): ConsoleError {
+    return { error: { code: this.code, message: this.message, ...(this.field && { field: this.field }) } };
+  }
+}
+
+export function parseOrThrow<Output>(schema: z.ZodType<Output>, input: unknown): Output {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ApiError(
+    400,
+    'invalid_request',
+    describeIssues(result.error.issues),
+    firstIssueField(result.error.issues) ?? undefined,
+  );
+}
+
+export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, _next) => {
+  if (error instanceof ApiError) {
+    response.status(error.status).json(error.body());
+    return;
+  }
+  const status =
+    (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode;
+  const type = (error as { type?: string }).type;
+  if (type === 'entity.parse.failed') {
+    response.status(400).json(new ApiError(400, 'invalid_json', 'Request body is not valid JSON.').body());
+    return;
+  }
+  if (type === 'entity.too.large') {
+    response.status(413).json(new ApiError(413, 'request_too_large', 'Request body is too large.').body());
+    return;
+  }
+  if (status && status >= 400 && status < 500) {
+    response.status(status).json(new ApiError(status, 'invalid_request', (error as Error).message).body());
+    return;
+  }
+  console.error(
+    JSON.stringify({ level: 'error', msg: 'console api failed', error: String((error as Error)?.stack ?? error) }),
+  );
+  response.status(500).json(new ApiError(500, 'internal_error', 'Something went wrong on our side; try again.').body());
+};

@@ -1,0 +1,57 @@
+/**
+ * @module gateway/console-api/app
+ * The Express app behind everything that is not a relay endpoint: the console API under `/api`, the
+ * built console's static files, and the health probes.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express from 'express';
+import type { CommandContext } from '../commands/command-context.ts';
+import { ApiError, apiErrorHandler } from './api-error.ts';
+import { authRoutes } from './auth-routes.ts';
+import { sameOriginGuard, sessionUser } from './guards.ts';
+import { tokenRoutes } from './token-routes.ts';
+import { usageRoutes } from './usage-routes.ts';
+
+export interface ConsoleAppOptions {
+  secureCookies: boolean;
+  allowedOrigins?: string[];
+  consoleDirectory: string;
+}
+
+export function createConsoleApp(context: CommandContext, options: ConsoleAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  app.get('/healthz', (_request, response) => void response.json({ status: 'ok' }));
+  app.get('/readyz', async (_request, response) => {
+    const ready = await context.stores.ready().catch(() => false);
+    response.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', mode: context.stores.mode });
+  });
+
+  const api = express.Router();
+  api.use((_request, response, next) => {
+    response.setHeader('cache-control', 'no-store');
+    next();
+  });
+  api.use(sameOriginGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
+  api.use(express.json({ limit: '1mb' }));
+  api.use(sessionUser(context.stores.lookups, context.keys.sessions));
+  api.use(authRoutes(context, { secureCookies: options.secureCookies }));
+  api.use(tokenRoutes(context));
+  api.use(usageRoutes(context.stores.usage));
+  api.use((request) => {
+    throw new ApiError(404, 'not_found', `No console API route ${request.method} ${request.path}.`);
+  });
+  api.use(apiErrorHandler);
+  app.use('/api', api);
+
+  const indexFile = path.join(options.consoleDirectory, 'index.html');
+  if (existsSync(indexFile)) {
+    app.use(express.static(options.consoleDirectory, { index: 'index.html', maxAge: '1h' }));
+    // The console routes on the client: unknown paths get the app shell.
+    app.get(/^\/(?!api\/|v1\/).*/, (_request, response) => response.sendFile(indexFile));
+  }
+  return app;
+}

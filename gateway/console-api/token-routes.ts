@@ -1,0 +1,76 @@
+/**
+ * @module gateway/console-api/token-routes
+ * The signed-in user's API keys: list, create (the plaintext key in this one response), change, revoke.
+ */
+import { Router } from 'express';
+import {
+  createTokenRequestSchema,
+  type TokenStatus,
+  type TokenView,
+  updateTokenRequestSchema,
+} from '../../contracts/console-api.ts';
+import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
+import type { LookupReadModel } from '../../stores/ports.ts';
+import type { CommandContext } from '../commands/command-context.ts';
+import { issueToken, revokeToken, updateToken } from '../commands/tokens.ts';
+import { parseOrThrow } from './api-error.ts';
+import { currentUser } from './guards.ts';
+
+export function tokenStatus(token: TokenDocument, usedTokens: number, now: number): TokenStatus {
+  if (token.revoked) return 'revoked';
+  if (!token.enabled) return 'disabled';
+  if (token.expiresAt && Date.parse(token.expiresAt) <= now) return 'expired';
+  if (token.quota !== null && usedTokens >= token.quota) return 'exhausted';
+  return 'active';
+}
+
+export function tokenView(token: TokenDocument, lookups: LookupReadModel, now = Date.now()): TokenView {
+  const usage = lookups.tokenUsage(token.tokenId);
+  return {
+    id: token.tokenId,
+    name: token.name,
+    key_hint: token.keyHint,
+    status: tokenStatus(token, usage.usedTokens, now),
+    created_at: token.createdAt,
+    last_used_at: usage.lastUsedAt,
+    expires_at: token.expiresAt,
+    quota: token.quota,
+    used_tokens: usage.usedTokens,
+    models: token.models,
+  };
+}
+
+export function tokenRoutes(context: CommandContext): Router {
+  const router = Router();
+  const { lookups } = context.stores;
+
+  router.get('/tokens', (request, response) => {
+    const user = currentUser(request);
+    const tokens = lookups
+      .tokensOfUser(user.userId)
+      .sort((left, right) => right.createdAt.localeCompare(left.createdAt));
+    response.json({ items: tokens.map((token) => tokenView(token, lookups)) });
+  });
+
+  router.post('/tokens', async (request, response) => {
+    const user = currentUser(request);
+    const input = parseOrThrow(createTokenRequestSchema, request.body);
+    const { token, key } = await issueToken(context, user.userId, input);
+    response.status(201).json({ ...tokenView(token, lookups), key });
+  });
+
+  router.patch('/tokens/:id', async (request, response) => {
+    const user = currentUser(request);
+    const input = parseOrThrow(updateTokenRequestSchema, request.body);
+    const token = await updateToken(context, user.userId, request.params.id!, input);
+    response.json(tokenView(token, lookups));
+  });
+
+  router.delete('/tokens/:id', async (request, response) => {
+    const user = currentUser(request);
+    const token = await revokeToken(context, user.userId, request.params.id!);
+    response.json(tokenView(token, lookups));
+  });
+
+  return router;
+}

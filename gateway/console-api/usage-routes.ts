@@ -1,0 +1,44 @@
+/**
+ * @module gateway/console-api/usage-routes
+ * The data overview and the usage log. Users see their own traffic; admins may pass `user_id`
+ * (another user's id, or `all`).
+ */
+import { type Request, Router } from 'express';
+import { usageLogsQuerySchema, usageOverviewQuerySchema } from '../../contracts/console-api.ts';
+import type { UsageReadModel } from '../../stores/ports.ts';
+import { ApiError, parseOrThrow } from './api-error.ts';
+import { currentUser } from './guards.ts';
+
+const MAX_RANGE_MS = 400 * 24 * 3_600_000;
+
+function scopeOf(request: Request, requested: string | undefined): string | null {
+  const user = currentUser(request);
+  if (!requested || requested === user.userId) return user.userId;
+  if (user.role !== 'admin')
+    throw new ApiError(403, 'admin_only', "Only administrators may see other users' usage.", 'user_id');
+  return requested === 'all' ? null : requested;
+}
+
+export function usageRoutes(usage: UsageReadModel): Router {
+  const router = Router();
+
+  router.get('/usage/overview', async (request, response) => {
+    const query = parseOrThrow(usageOverviewQuerySchema, request.query);
+    const from = Date.parse(query.from);
+    const to = Date.parse(query.to);
+    if (!(to > from)) throw new ApiError(400, 'invalid_request', '`to` must be later than `from`.', 'to');
+    if (to - from > MAX_RANGE_MS)
+      throw new ApiError(400, 'invalid_request', 'The range may span at most 400 days.', 'from');
+    response.json(await usage.overview({ ...query, userId: scopeOf(request, query.user_id) }));
+  });
+
+  router.get('/usage/logs', async (request, response) => {
+    const query = parseOrThrow(
+      usageLogsQuerySchema.extend({ user_id: usageOverviewQuerySchema.shape.user_id }),
+      request.query,
+    );
+    response.json(await usage.logs({ ...query, userId: scopeOf(request, query.user_id) }));
+  });
+
+  return router;
+}

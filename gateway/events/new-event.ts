@@ -1,0 +1,31 @@
+/**
+ * @module gateway/events/new-event
+ * Builds an event envelope at the current version of its type, with a time-ordered UUIDv7 id.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { EventOfType, GatewayEventType } from '../../contracts/events/index.ts';
+
+const currentVersion: Record<GatewayEventType, 1> = {
+  'user.registered': 1,
+  'token.issued': 1,
+  'token.updated': 1,
+  'token.revoked': 1,
+  'channel.configured': 1,
+  'channel.removed': 1,
+  'request.completed': 1,
+  'usage.recorded': 1,
+};
+
+export function newEvent<Type extends GatewayEventType>(
+  type: Type,
+  body: EventOfType<Type>['body'],
+  now: Date = new Date(),
+): EventOfType<Type> {
+  return {
+    eventId: uuidv7(),
+    type,
+    version: currentVersion[type],
+    occurredAt: now.toISOString(),
+    body,
+  } as EventOfType<Type>;
+}

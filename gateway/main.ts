@@ -1,0 +1,41 @@
+/**
+ * @module gateway/main
+ * `npm start`: gateway, projector and console in one process on the embedded store.
+ */
+import { readSettings } from './config/settings.ts';
+import { createRuntime } from './runtime.ts';
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const runtime = await createRuntime(settings);
+  await new Promise<void>((resolve) => runtime.server.listen(settings.port, settings.host, resolve));
+  const base = `http://localhost:${settings.port}`;
+  const log = (message: string, extra: Record<string, unknown> = {}) =>
+    console.log(JSON.stringify({ level: 'info', msg: message, ...extra }));
+  log('gateway started', { url: base, mode: runtime.stores.mode, dataDirectory: settings.dataDirectory });
+  if (runtime.seeded.admin) log('created the first admin from ADMIN_EMAIL', { email: runtime.seeded.admin });
+  if (runtime.stores.lookups.channels().length === 0) {
+    log(
+      'no channels configured yet: nothing can be relayed. Add one with a GATEWAY_CONFIG file, e.g. ' +
+        "channels: [{name: openai, type: openai, base_url: 'https://api.openai.com/v1', api_key: 'sk-...', models: [gpt-4o-mini]}] " +
+        '(see README, "Configuration").',
+    );
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log('shutting down', { signal });
+    const deadline = setTimeout(() => process.exit(1), 30_000);
+    deadline.unref();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(JSON.stringify({ level: 'fatal', msg: error instanceof Error ? error.message : String(error) }));
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+/**
+ * @module gateway/providers/anthropic
+ * The `anthropic` channel kind: Anthropic's Messages API.
+ */
+import type { AnthropicMessageResponse } from '../../../contracts/anthropic/messages-response.ts';
+import type { Provider } from '../provider.ts';
+import { buildAnthropicRequest } from './request.ts';
+import { AnthropicStreamRelay } from './stream-relay.ts';
+import { tokenCountsFromAnthropic } from './usage.ts';
+
+export const anthropicProvider: Provider = {
+  buildRequest: buildAnthropicRequest,
+  readResponse(body) {
+    const message = body as Partial<AnthropicMessageResponse>;
+    const completionText = (message.content ?? [])
+      .map((block) => {
+        const loose = block as { text?: string; thinking?: string; name?: string; input?: unknown };
+        return loose.text ?? loose.thinking ?? (loose.name ? loose.name + JSON.stringify(loose.input ?? {}) : '');
+      })
+      .join('');
+    return { usage: tokenCountsFromAnthropic(message.usage), model: message.model ?? null, completionText };
+  },
+  createStreamRelay: () => new AnthropicStreamRelay(),
+};

@@ -1,0 +1,35 @@
+/**
+ * @module gateway/providers/anthropic/request
+ * The upstream request for an Anthropic channel. `base_url` is taken as Anthropic's SDK takes it
+ * (`https://api.anthropic.com`). The client's `anthropic-version` and `anthropic-beta` are passed
+ * through as sent (unknown versions too: the upstream is the judge), and `max_tokens`, which
+ * Anthropic requires, gets the documented default when absent.
+ */
+import { DEFAULT_MAX_TOKENS } from '../../../contracts/anthropic/messages-request.ts';
+import type { BuiltRequest, RelayInput } from '../provider.ts';
+
+export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+export function buildAnthropicRequest({ route, body, stream, clientHeaders }: RelayInput): BuiltRequest {
+  const upstreamBody = {
+    ...body,
+    model: route.upstreamModel,
+    max_tokens: body['max_tokens'] ?? DEFAULT_MAX_TOKENS,
+  };
+  const headers: Record<string, string> = {
+    'x-api-key': route.channel.apiKey,
+    'anthropic-version': header(clientHeaders['anthropic-version']) ?? DEFAULT_ANTHROPIC_VERSION,
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+  };
+  const beta = header(clientHeaders['anthropic-beta']);
+  if (beta) headers['anthropic-beta'] = beta;
+  return {
+    upstream: { url: `${route.channel.baseUrl}/v1/messages`, headers, body: JSON.stringify(upstreamBody) },
+    hideUsageChunk: false,
+  };
+}

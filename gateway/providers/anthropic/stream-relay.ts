@@ -1,0 +1,72 @@
+/**
+ * @module gateway/providers/anthropic/stream-relay
+ * Same-format relay of an Anthropic stream: every event is forwarded with its `event:` line as the
+ * upstream sent it, while the gateway reads usage (input from `message_start`, cumulative output
+ * from `message_delta`), the model and in-band errors.
+ */
+import type { AnthropicUsage } from '../../../contracts/anthropic/messages-response.ts';
+import type { SseEvent, StreamOutcome, StreamRelay } from '../provider.ts';
+import { tokenCountsFromAnthropic } from './usage.ts';
+
+interface LooseEvent {
+  type?: string;
+  message?: { model?: string; usage?: Partial<AnthropicUsage> };
+  usage?: Partial<AnthropicUsage>;
+  delta?: { type?: string; text?: string; thinking?: string; partial_json?: string };
+  content_block?: { type?: string; name?: string };
+  error?: { type?: string; message?: string };
+}
+
+export class AnthropicStreamRelay implements StreamRelay {
+  #usage: Partial<AnthropicUsage> | null = null;
+  #outcome: StreamOutcome = { usage: null, model: null, error: null, completionText: '' };
+  sawContent = false;
+
+  onEvent({ event, data }: SseEvent): string {
+    let parsed: LooseEvent;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return `event: ${event ?? 'message'}\ndata: ${data}\n\n`;
+    }
+    const type = parsed.type ?? event;
+    switch (type) {
+      case 'message_start':
+        this.#outcome.model = parsed.message?.model ?? null;
+        this.#usage = { ...parsed.message?.usage };
+        break;
+      case 'content_block_start':
+        if (parsed.content_block?.type === 'tool_use') this.#outcome.completionText += parsed.content_block.name ?? '';
+        break;
+      case 'content_block_delta': {
+        const delta = parsed.delta;
+        const text = delta?.text ?? delta?.thinking ?? delta?.partial_json ?? '';
+        if (text) {
+          this.sawContent = true;
+          this.#outcome.completionText += text;
+        }
+        break;
+      }
+      case 'message_delta':
+        // message_delta usage is cumulative and may restate input and cache counts.
+        this.#usage = { ...this.#usage, ...withoutNulls(parsed.usage) };
+        break;
+      case 'error':
+        this.#outcome.error = {
+          type: parsed.error?.type ?? 'api_error',
+          message: parsed.error?.message ?? 'Upstream error',
+        };
+        break;
+    }
+    return `event: ${event ?? type}\ndata: ${data}\n\n`;
+  }
+
+  outcome(): StreamOutcome {
+    return { ...this.#outcome, usage: this.#usage ? tokenCountsFromAnthropic(this.#usage) : null };
+  }
+}
+
+function withoutNulls(usage: Partial<AnthropicUsage> | undefined): Partial<AnthropicUsage> {
+  if (!usage) return {};
+  return Object.fromEntries(Object.entries(usage).filter(([, value]) => value !== null && value !== undefined));
+}

@@ -1,0 +1,59 @@
+/**
+ * @module gateway/providers/provider
+ * What an upstream kind supplies to the relay: a pure request builder, the usage of a whole response,
+ * and a per-request stream relay that turns each upstream SSE event into what the client receives.
+ */
+import type { Route } from '../relay/channel-router.ts';
+import type { UpstreamRequest } from '../relay/upstream-client.ts';
+
+/** Token accounting in OpenAI semantics: `promptTokens` includes cached and cache-write tokens. */
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+}
+
+export interface SseEvent {
+  event?: string | undefined;
+  data: string;
+}
+
+export interface StreamOutcome {
+  usage: TokenCounts | null;
+  /** the model the upstream named */
+  model: string | null;
+  /** an error the upstream reported in-band, after the 200 */
+  error: { type: string; message: string } | null;
+  /** the generated text, kept for a tokenizer estimate when the upstream sends no usage */
+  completionText: string;
+}
+
+export interface StreamRelay {
+  /** What to write to the client for this upstream event; '' writes nothing. */
+  onEvent(event: SseEvent): string;
+  /** True once the client has been sent generated content (time to first token). */
+  readonly sawContent: boolean;
+  outcome(): StreamOutcome;
+}
+
+export interface RelayInput {
+  route: Route;
+  body: Record<string, unknown>;
+  stream: boolean;
+  clientHeaders: Record<string, string | string[] | undefined>;
+}
+
+export interface BuiltRequest {
+  upstream: UpstreamRequest;
+  /** the client did not ask for the usage chunk the gateway requested for its own accounting */
+  hideUsageChunk: boolean;
+}
+
+export interface Provider {
+  buildRequest(input: RelayInput): BuiltRequest;
+  /** Usage and model of a complete (non-streamed) response body. */
+  readResponse(body: unknown): { usage: TokenCounts | null; model: string | null; completionText: string };
+  createStreamRelay(options: { hideUsageChunk: boolean }): StreamRelay;
+}

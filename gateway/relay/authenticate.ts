@@ -1,0 +1,74 @@
+/**
+ * @module gateway/relay/authenticate
+ * Key checks on the hot path: find the key by its keyed hash in memory, then its status, expiry,
+ * quota and model allowlist. Every refusal says why and what to do.
+ */
+import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
+import type { LookupReadModel } from '../../stores/ports.ts';
+import { hashApiKey } from '../security/api-keys.ts';
+import { GatewayError } from './errors.ts';
+
+export interface AuthenticatedKey {
+  token: TokenDocument;
+}
+
+/** Finds the key and checks it is usable at all (before the body is read). */
+export function authenticateKey(
+  apiKey: string | null,
+  lookups: LookupReadModel,
+  hashingKey: Buffer,
+  headerHint: string,
+  now: number,
+): AuthenticatedKey {
+  if (!apiKey) {
+    throw new GatewayError(
+      'authentication',
+      `Missing API key. Send your key as ${headerHint}; create one in the console.`,
+    );
+  }
+  const token = lookups.tokenByKeyHash(hashApiKey(apiKey, hashingKey));
+  if (!token) {
+    throw new GatewayError(
+      'authentication',
+      'Incorrect API key provided. Check the key, or create a new one in the console.',
+    );
+  }
+  if (token.revoked)
+    throw new GatewayError('authentication', 'This API key has been revoked. Create a new key in the console.');
+  if (!token.enabled) throw new GatewayError('authentication', 'This API key is disabled. Enable it in the console.');
+  if (token.expiresAt && Date.parse(token.expiresAt) <= now) {
+    throw new GatewayError(
+      'authentication',
+      `This API key expired at ${token.expiresAt}. Extend it or create a new key in the console.`,
+      {
+        code: 'expired_api_key',
+      },
+    );
+  }
+  const { usedTokens } = lookups.tokenUsage(token.tokenId);
+  if (token.quota !== null && usedTokens >= token.quota) {
+    throw new GatewayError(
+      'insufficient_quota',
+      `This API key has used its quota (${usedTokens} of ${token.quota} tokens). Raise the quota in the console.`,
+    );
+  }
+  return { token };
+}
+
+/** The model allowlist, checked once the body names the model. */
+export function authorizeModel(token: TokenDocument, model: string): void {
+  if (token.models && !token.models.includes(model)) {
+    throw new GatewayError(
+      'permission',
+      `This API key may not use the model "${model}". It is limited to: ${token.models.join(', ')}.`,
+      { param: 'model', code: 'model_not_allowed' },
+    );
+  }
+}
+
+/** `Authorization: Bearer <key>` */
+export function bearerKey(authorization: string | undefined): string | null {
+  if (!authorization) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+  return match?.[1]?.trim() || null;
+}

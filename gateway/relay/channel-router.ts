@@ -1,0 +1,110 @@
+/**
+ * @module gateway/relay/channel-router
+ * Picks the channels that serve a model: the highest priority tier first, weighted random inside a
+ * tier, then the lower tiers as fallbacks. The table is rebuilt whenever channels change, and upstream
+ * keys are decrypted once at that moment, in memory only.
+ */
+import type { ChannelType } from '../../contracts/events/index.ts';
+import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
+import type { LookupReadModel } from '../../stores/ports.ts';
+import { decryptSecret } from '../security/upstream-key-cipher.ts';
+
+export interface RoutableChannel {
+  channelId: string;
+  name: string;
+  type: ChannelType;
+  baseUrl: string;
+  apiKey: string;
+  priority: number;
+  weight: number;
+  modelMapping: Record<string, string>;
+  thinkingToContent: boolean;
+}
+
+export interface Route {
+  channel: RoutableChannel;
+  /** the model name sent upstream, after the channel's mapping */
+  upstreamModel: string;
+}
+
+export class ChannelRouter {
+  readonly #lookups: LookupReadModel;
+  readonly #encryptionKey: Buffer;
+  #byModel = new Map<string, RoutableChannel[]>();
+
+  constructor(lookups: LookupReadModel, encryptionKey: Buffer) {
+    this.#lookups = lookups;
+    this.#encryptionKey = encryptionKey;
+    this.rebuild();
+    lookups.onChannelsChanged(() => this.rebuild());
+  }
+
+  rebuild(): void {
+    const byModel = new Map<string, RoutableChannel[]>();
+    for (const document of this.#lookups.channels()) {
+      if (!document.enabled) continue;
+      const channel = this.#routable(document);
+      for (const model of document.models) {
+        const list = byModel.get(model) ?? [];
+        list.push(channel);
+        byModel.set(model, list);
+      }
+    }
+    for (const list of byModel.values()) list.sort((left, right) => right.priority - left.priority);
+    this.#byModel = byModel;
+  }
+
+  #routable(document: ChannelDocument): RoutableChannel {
+    return {
+      channelId: document.channelId,
+      name: document.name,
+      type: document.type,
+      baseUrl: document.baseUrl.replace(/\/+$/, ''),
+      apiKey: decryptSecret(document.apiKeyCiphertext, this.#encryptionKey),
+      priority: document.priority,
+      weight: document.weight,
+      modelMapping: document.modelMapping,
+      thinkingToContent: document.thinkingToContent,
+    };
+  }
+
+  /** Every model some enabled channel serves. */
+  models(): string[] {
+    return [...this.#byModel.keys()].sort();
+  }
+
+  /** Routes in the order to try them; empty when no channel of an accepted type serves the model. */
+  routes(model: string, acceptedTypes: readonly ChannelType[], random: () => number = Math.random): Route[] {
+    const candidates = (this.#byModel.get(model) ?? []).filter((channel) => acceptedTypes.includes(channel.type));
+    const ordered: RoutableChannel[] = [];
+    let start = 0;
+    while (start < candidates.length) {
+      const priority = candidates[start]!.priority;
+      let end = start;
+      while (end < candidates.length && candidates[end]!.priority === priority) end++;
+      ordered.push(...weightedShuffle(candidates.slice(start, end), random));
+      start = end;
+    }
+    return ordered.map((channel) => ({ channel, upstreamModel: channel.modelMapping[model] ?? model }));
+  }
+}
+
+/** Weighted random order without replacement; weight 0 channels come last (standby). */
+export function weightedShuffle<Item extends { weight: number }>(items: Item[], random: () => number): Item[] {
+  const pool = [...items];
+  const result: Item[] = [];
+  while (pool.length > 0) {
+    const total = pool.reduce((sum, item) => sum + item.weight, 0);
+    let index = 0;
+    if (total > 0) {
+      let point = random() * total;
+      index = pool.findIndex((item) => {
+        point -= item.weight;
+        return point < 0;
+      });
+      if (index < 0) index = pool.length - 1;
+    }
+    result.push(pool.splice(index, 1)[0]!);
+  }
+  return result;
+}

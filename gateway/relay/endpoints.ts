@@ -1,0 +1,55 @@
+/**
+ * @module gateway/relay/endpoints
+ * The two relay endpoints as data: how each reads its key, which body contract it checks, which
+ * channel kinds can serve it, and how it renders errors, before and after the first byte.
+ */
+import type { z } from 'zod';
+import { messagesRequestSchema } from '../../contracts/anthropic/messages-request.ts';
+import type { ChannelType, Endpoint } from '../../contracts/events/index.ts';
+import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
+import { anthropicProvider } from '../providers/anthropic/index.ts';
+import { openAIProvider } from '../providers/openai/index.ts';
+import type { Provider } from '../providers/provider.ts';
+import { bearerKey } from './authenticate.ts';
+import type { GatewayError } from './errors.ts';
+import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+export interface EndpointSpec {
+  name: Endpoint;
+  schema: z.ZodType<Record<string, unknown>>;
+  keyOf(headers: Headers): string | null;
+  keyHint: string;
+  /** Channel kinds that can serve this endpoint, and the provider adapter of each. */
+  providers: Partial<Record<ChannelType, Provider>>;
+  errorBody(error: GatewayError, requestId: string): unknown;
+  /** An error after the 200 was sent, as an in-stream frame of this format. */
+  streamErrorFrame(error: GatewayError, requestId: string): string;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export const chatCompletionsEndpoint: EndpointSpec = {
+  name: 'chat.completions',
+  schema: chatCompletionRequestSchema,
+  keyOf: (headers) => bearerKey(single(headers['authorization'])),
+  keyHint: '`Authorization: Bearer sk-...`',
+  providers: { openai: openAIProvider },
+  errorBody: (error) => openAIErrorBody(error),
+  streamErrorFrame: (error) => `data: ${JSON.stringify(openAIErrorBody(error))}\n\n`,
+};
+
+export const messagesEndpoint: EndpointSpec = {
+  name: 'messages',
+  schema: messagesRequestSchema,
+  // Anthropic SDK users send x-api-key; Claude Code and OAuth-style clients send a bearer token.
+  keyOf: (headers) => single(headers['x-api-key'])?.trim() || bearerKey(single(headers['authorization'])),
+  keyHint: '`x-api-key: sk-...`',
+  providers: { anthropic: anthropicProvider },
+  errorBody: (error, requestId) => anthropicErrorBody(error, requestId),
+  streamErrorFrame: (error, requestId) =>
+    `event: error\ndata: ${JSON.stringify(anthropicErrorBody(error, requestId))}\n\n`,
+};

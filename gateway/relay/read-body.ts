@@ -1,0 +1,50 @@
+/**
+ * @module gateway/relay/read-body
+ * Reads a JSON request body with a size limit, refusing wrong content types and malformed JSON with
+ * errors that say what to send instead.
+ */
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from './errors.ts';
+
+export function checkContentType(request: IncomingMessage): void {
+  const contentType = request.headers['content-type'];
+  // No content type at all is accepted as JSON (some HTTP tools omit it); anything else must be JSON.
+  if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType.trim())) {
+    throw new GatewayError('unsupported_media_type', `Content-Type must be application/json, got "${contentType}".`, {
+      code: 'unsupported_media_type',
+    });
+  }
+}
+
+export async function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limitBytes) throw tooLarge(limitBytes);
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+function tooLarge(limitBytes: number): GatewayError {
+  return new GatewayError('request_too_large', `Request body is larger than the limit of ${limitBytes} bytes.`);
+}
+
+export function parseJsonObject(body: Buffer): Record<string, unknown> {
+  if (body.length === 0) throw new GatewayError('invalid_request', 'Request body is empty; send a JSON object.');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new GatewayError('invalid_request', `Request body is not valid JSON: ${(error as Error).message}`, {
+      code: 'invalid_json',
+    });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new GatewayError('invalid_request', 'Request body must be a JSON object.', { code: 'invalid_json' });
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,85 @@
+/**
+ * @module gateway/relay/request-record
+ * What the gateway remembers about one relayed request while it runs, and the two traffic events it
+ * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used.
+ */
+import type { Endpoint, GatewayEvent } from '../../contracts/events/index.ts';
+import { newEvent } from '../events/new-event.ts';
+import type { TokenCounts } from '../providers/provider.ts';
+
+export class RequestRecord {
+  readonly requestId: string;
+  readonly endpoint: Endpoint;
+  readonly startedAt: Date;
+  readonly #startedClock: number;
+  userId: string | null = null;
+  tokenId: string | null = null;
+  modelRequested: string | null = null;
+  modelServed: string | null = null;
+  channelId: string | null = null;
+  stream = false;
+  status = 200;
+  errorType: string | null = null;
+  errorMessage: string | null = null;
+  firstTokenMs: number | null = null;
+  clientAborted = false;
+  usage: TokenCounts | null = null;
+  usageSource: 'upstream' | 'estimated' = 'upstream';
+
+  constructor(requestId: string, endpoint: Endpoint, now: Date = new Date(), clock: number = performance.now()) {
+    this.requestId = requestId;
+    this.endpoint = endpoint;
+    this.startedAt = now;
+    this.#startedClock = clock;
+  }
+
+  markFirstToken(): void {
+    this.firstTokenMs ??= performance.now() - this.#startedClock;
+  }
+
+  fail(status: number, errorType: string, message: string): void {
+    this.status = status;
+    this.errorType = errorType;
+    this.errorMessage = message.slice(0, 500);
+  }
+
+  toEvents(): GatewayEvent[] {
+    const latencyMs = performance.now() - this.#startedClock;
+    const startedAt = this.startedAt.toISOString();
+    const events: GatewayEvent[] = [
+      newEvent('request.completed', {
+        requestId: this.requestId,
+        userId: this.userId,
+        tokenId: this.tokenId,
+        endpoint: this.endpoint,
+        modelRequested: this.modelRequested,
+        modelServed: this.modelServed,
+        channelId: this.channelId,
+        stream: this.stream,
+        status: this.status,
+        errorType: this.errorType,
+        errorMessage: this.errorMessage,
+        startedAt,
+        latencyMs,
+        firstTokenMs: this.firstTokenMs,
+        clientAborted: this.clientAborted,
+      }),
+    ];
+    const usage = this.usage;
+    if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {
+      events.push(
+        newEvent('usage.recorded', {
+          requestId: this.requestId,
+          userId: this.userId,
+          tokenId: this.tokenId,
+          channelId: this.channelId,
+          model: this.modelRequested ?? '',
+          startedAt,
+          ...usage,
+          source: this.usageSource,
+        }),
+      );
+    }
+    return events;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * @module gateway/relay/upstream-client
+ * Calls an upstream over a shared keep-alive pool (undici). Transport failures become
+ * UpstreamCallErrors with status 0, so the caller can tell them from provider answers.
+ */
+
+import type { Dispatcher } from 'undici';
+import { Agent, errors, request } from 'undici';
+import { UpstreamCallError } from './errors.ts';
+
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface UpstreamClientOptions {
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+export class UpstreamClient {
+  readonly #agent: Agent;
+
+  constructor({ headersTimeoutMs, idleTimeoutMs }: UpstreamClientOptions) {
+    this.#agent = new Agent({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 300_000,
+      headersTimeout: headersTimeoutMs,
+      bodyTimeout: idleTimeoutMs,
+      connect: { timeout: 10_000 },
+    });
+  }
+
+  async send(upstream: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    try {
+      return await request(upstream.url, {
+        method: 'POST',
+        headers: upstream.headers,
+        body: upstream.body,
+        signal,
+        dispatcher: this.#agent,
+      });
+    } catch (error) {
+      throw transportError(error);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#agent.close();
+  }
+}
+
+export function transportError(error: unknown): UpstreamCallError {
+  if (error instanceof UpstreamCallError) return error;
+  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
+    return new UpstreamCallError('timeout', 'The upstream provider did not answer in time.', 0, {
+      code: 'upstream_timeout',
+    });
+  }
+  if (error instanceof errors.ConnectTimeoutError) {
+    return new UpstreamCallError('timeout', 'Timed out connecting to the upstream provider.', 0, {
+      code: 'upstream_timeout',
+    });
+  }
+  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  return new UpstreamCallError(
+    'upstream',
+    `Could not reach the upstream provider${code ? ` (${code})` : ''}. Try again; if it persists, check the channel's base URL.`,
+    0,
+    { code: 'upstream_unreachable' },
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * @module gateway/runtime
+ * Assembles one gateway process from its settings: stores, keys, seeded admin and channels, router,
+ * relay, console app and HTTP server. Tests build the same runtime with their own settings.
+ */
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createEmbeddedStores } from '../stores/embedded/index.ts';
+import type { Stores } from '../stores/ports.ts';
+import { ensureAdmin } from './commands/accounts.ts';
+import { seedChannels } from './commands/channels.ts';
+import type { CommandContext } from './commands/command-context.ts';
+import { readConfigFile } from './config/config-file.ts';
+import type { Settings } from './config/settings.ts';
+import { createConsoleApp } from './console-api/app.ts';
+import { EventPublisher } from './events/publisher.ts';
+import { ChannelRouter } from './relay/channel-router.ts';
+import { UpstreamClient } from './relay/upstream-client.ts';
+import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
+import { createGatewayServer } from './server.ts';
+
+export const CONSOLE_DIRECTORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../console/dist');
+
+export interface GatewayRuntime {
+  server: Server;
+  stores: Stores;
+  publisher: EventPublisher;
+  router: ChannelRouter;
+  context: CommandContext;
+  seeded: { admin: string | null; channels: number };
+  close(): Promise<void>;
+}
+
+export async function createRuntime(settings: Settings): Promise<GatewayRuntime> {
+  if (settings.cluster)
+    throw new Error(
+      'Cluster mode is not available in this build yet; unset KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL.',
+    );
+  const secret = loadServerSecret({ secret: settings.secret, dataDirectory: settings.dataDirectory, required: false });
+  const keys = deriveKeys(secret);
+  const stores = createEmbeddedStores(settings.dataDirectory);
+  const context: CommandContext = { stores, keys, now: () => new Date() };
+  const admin = await ensureAdmin(context, settings.adminEmail, settings.adminPassword);
+  const channels = settings.configFile ? await seedChannels(context, readConfigFile(settings.configFile).channels) : 0;
+  const publisher = new EventPublisher(stores.events, {
+    onError: (error) =>
+      console.error(JSON.stringify({ level: 'error', msg: 'event append failed; will retry', error: String(error) })),
+  });
+  const router = new ChannelRouter(stores.lookups, keys.encryption);
+  const upstream = new UpstreamClient({
+    headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
+    idleTimeoutMs: settings.upstreamIdleTimeoutMs,
+  });
+  const consoleApp = createConsoleApp(context, {
+    secureCookies: settings.secureCookies,
+    consoleDirectory: CONSOLE_DIRECTORY,
+  });
+  const server = createGatewayServer(
+    {
+      lookups: stores.lookups,
+      router,
+      upstream,
+      publisher,
+      hashingKey: keys.keyHashing,
+      bodyLimitBytes: settings.bodyLimitBytes,
+    },
+    consoleApp,
+  );
+  return {
+    server,
+    stores,
+    publisher,
+    router,
+    context,
+    seeded: { admin, channels },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await publisher.close();
+      await upstream.close();
+      await stores.close();
+    },
+  };
+}

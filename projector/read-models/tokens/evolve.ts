@@ -1,0 +1,71 @@
+/**
+ * @module projector/read-models/tokens
+ * The key lookup document of one API key. Pure and idempotent: every event sets state, none
+ * increments it, so replaying an event leaves the document as it was. Usage so far lives apart
+ * (usage projection), because counting is the one thing that must happen exactly once.
+ */
+import type { EventOfType, GatewayEvent } from '../../../contracts/events/index.ts';
+
+export interface TokenDocument {
+  tokenId: string;
+  userId: string;
+  name: string;
+  keyHash: string;
+  keyHint: string;
+  enabled: boolean;
+  revoked: boolean;
+  expiresAt: string | null;
+  quota: number | null;
+  models: string[] | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const collection = 'tokens';
+
+type TokenEvent = EventOfType<'token.issued' | 'token.updated' | 'token.revoked'>;
+
+export function canHandle(event: GatewayEvent): event is TokenEvent {
+  return event.type === 'token.issued' || event.type === 'token.updated' || event.type === 'token.revoked';
+}
+
+export function documentIdOf(event: TokenEvent): string {
+  return event.body.tokenId;
+}
+
+export function evolve(document: TokenDocument | null, event: TokenEvent): TokenDocument | null {
+  switch (event.type) {
+    case 'token.issued': {
+      const { tokenId, userId, name, keyHash, keyHint, expiresAt, quota, models } = event.body;
+      return {
+        tokenId,
+        userId,
+        name,
+        keyHash,
+        keyHint,
+        enabled: true,
+        revoked: false,
+        expiresAt,
+        quota,
+        models,
+        createdAt: event.occurredAt,
+        updatedAt: event.occurredAt,
+      };
+    }
+    case 'token.updated': {
+      if (!document) return null;
+      const { name, enabled, expiresAt, quota, models } = event.body;
+      return {
+        ...document,
+        ...(name !== undefined && { name }),
+        ...(enabled !== undefined && { enabled }),
+        ...(expiresAt !== undefined && { expiresAt }),
+        ...(quota !== undefined && { quota }),
+        ...(models !== undefined && { models }),
+        updatedAt: event.occurredAt,
+      };
+    }
+    case 'token.revoked':
+      return document && { ...document, revoked: true, enabled: false, updatedAt: event.occurredAt };
+  }
+}

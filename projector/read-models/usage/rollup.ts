@@ -1,0 +1,49 @@
+/**
+ * @module projector/read-models/usage
+ * What the usage projection derives from traffic events, independent of the store: the row of the
+ * raw requests table and the hourly rollup key. Stores apply each event at most once per request
+ * (the request row remembers which of its two events were applied), which makes replays harmless.
+ */
+import type { RequestCompleted, UsageRecorded } from '../../../contracts/events/index.ts';
+
+export const HOUR_MS = 3_600_000;
+
+export function hourOf(isoTime: string): number {
+  const time = Date.parse(isoTime);
+  return time - (time % HOUR_MS);
+}
+
+export interface RollupKey {
+  userId: string;
+  tokenId: string;
+  model: string;
+  channelId: string;
+  hour: number;
+}
+
+export function rollupKeyOfRequest(event: RequestCompleted): RollupKey {
+  const body = event.body;
+  return {
+    userId: body.userId ?? '',
+    tokenId: body.tokenId ?? '',
+    model: body.modelRequested ?? '',
+    channelId: body.channelId ?? '',
+    hour: hourOf(body.startedAt),
+  };
+}
+
+export function rollupKeyOfUsage(event: UsageRecorded): RollupKey {
+  const body = event.body;
+  return {
+    userId: body.userId,
+    tokenId: body.tokenId,
+    model: body.model,
+    channelId: body.channelId ?? '',
+    hour: hourOf(body.startedAt),
+  };
+}
+
+/** A request counts as an error when the client saw a non-2xx status or an in-band stream error. */
+export function isError(event: RequestCompleted): boolean {
+  return event.body.status >= 400 || event.body.errorType !== null;
+}

@@ -1,0 +1,63 @@
+/**
+ * @module stores/embedded
+ * The embedded default: one SQLite file under DATA_DIR holds the event log and every projection; the
+ * projector runs in-process and applies new events right after they are appended.
+ */
+
+import { MemoryLookups } from '../memory-lookups.ts';
+import type { Stores } from '../ports.ts';
+import { openDatabase } from './database.ts';
+import { SqliteEventLog } from './event-log.ts';
+import { SqliteProjectionWriter } from './projection-writer.ts';
+import { SqliteUsageQueries } from './usage-queries.ts';
+
+const BATCH = 1000;
+
+export interface EmbeddedStores extends Stores {
+  /** Applies every logged event not yet projected. Synchronous: SQLite is in-process. */
+  catchUp(): number;
+}
+
+export function createEmbeddedStores(dataDirectory: string): EmbeddedStores {
+  const database = openDatabase(dataDirectory);
+  const lookups = new MemoryLookups();
+  const events = new SqliteEventLog(database);
+  const writer = new SqliteProjectionWriter(database, lookups);
+  writer.loadLookups();
+
+  function catchUp(): number {
+    let applied = 0;
+    for (;;) {
+      const batch = events.readAfter(writer.checkpoint(), BATCH);
+      if (batch.length === 0) return applied;
+      writer.apply(batch);
+      applied += batch.length;
+    }
+  }
+  catchUp();
+
+  // Project right after each append, off the caller's stack, so a burst of appends is applied together.
+  let scheduled = false;
+  events.onAppended(() => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      catchUp();
+    });
+  });
+
+  return {
+    mode: 'embedded',
+    events,
+    lookups,
+    usage: new SqliteUsageQueries(database),
+    sync: { caughtUp: async () => void catchUp() },
+    catchUp,
+    ready: async () => database.open,
+    close: async () => {
+      catchUp();
+      database.close();
+    },
+  };
+}

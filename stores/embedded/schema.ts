@@ -1,0 +1,82 @@
+/**
+ * @module stores/embedded/schema
+ * The embedded store is one SQLite file: the event log and every projection side by side, so a
+ * projection batch and its checkpoint commit in one transaction (exactly-once without a broker).
+ * Dropping the projection tables and replaying `events` rebuilds them.
+ */
+export const eventLogSchema = `
+CREATE TABLE IF NOT EXISTS events (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL UNIQUE,
+  stream TEXT NOT NULL,
+  type TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  partition_key TEXT NOT NULL,
+  occurred_at TEXT NOT NULL,
+  payload TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_stream_occurred ON events (stream, occurred_at);
+`;
+
+export const projectionSchema = `
+CREATE TABLE IF NOT EXISTS projection_checkpoint (
+  name TEXT PRIMARY KEY,
+  position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (
+  collection TEXT NOT NULL,
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (collection, id)
+);
+CREATE TABLE IF NOT EXISTS requests (
+  request_id TEXT PRIMARY KEY,
+  started_at INTEGER NOT NULL,
+  user_id TEXT NOT NULL DEFAULT '',
+  token_id TEXT NOT NULL DEFAULT '',
+  endpoint TEXT,
+  model_requested TEXT,
+  model_served TEXT,
+  channel_id TEXT,
+  stream INTEGER,
+  status INTEGER,
+  error_type TEXT,
+  error_message TEXT,
+  latency_ms REAL,
+  first_token_ms REAL,
+  client_aborted INTEGER,
+  prompt_tokens INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+  usage_source TEXT,
+  request_applied INTEGER NOT NULL DEFAULT 0,
+  usage_applied INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS requests_user_time ON requests (user_id, started_at);
+CREATE INDEX IF NOT EXISTS requests_time ON requests (started_at);
+CREATE TABLE IF NOT EXISTS usage_hourly (
+  user_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  channel_id TEXT NOT NULL,
+  hour INTEGER NOT NULL,
+  calls INTEGER NOT NULL DEFAULT 0,
+  errors INTEGER NOT NULL DEFAULT 0,
+  latency_ms_sum REAL NOT NULL DEFAULT 0,
+  prompt_tokens INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_tokens INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (user_id, hour, model, token_id, channel_id)
+);
+CREATE INDEX IF NOT EXISTS usage_hourly_hour ON usage_hourly (hour);
+CREATE TABLE IF NOT EXISTS token_usage (
+  token_id TEXT PRIMARY KEY,
+  used_tokens INTEGER NOT NULL DEFAULT 0,
+  last_used_at TEXT
+);
+`;
+
+export const projectionTables = ['projection_checkpoint', 'documents', 'requests', 'usage_hourly', 'token_usage'];

@@ -1,0 +1,60 @@
+/**
+ * @module stores/ports
+ * The small interfaces everything above the stores is written against. Each has an embedded adapter
+ * (SQLite and in-process maps) and a cluster adapter (Kafka, ClickHouse, Redis); nothing above this
+ * file knows which one it runs on.
+ */
+import type { UsageLogsPage, UsageLogsQuery, UsageOverview, UsageOverviewQuery } from '../contracts/console-api.ts';
+import type { GatewayEvent } from '../contracts/events/index.ts';
+import type { ChannelDocument } from '../projector/read-models/channels/evolve.ts';
+import type { TokenDocument } from '../projector/read-models/tokens/evolve.ts';
+import type { UserDocument } from '../projector/read-models/users/evolve.ts';
+
+/** Where events are published. Resolves once the events are durable. */
+export interface EventLog {
+  append(events: readonly GatewayEvent[]): Promise<void>;
+}
+
+export interface TokenUsage {
+  usedTokens: number;
+  lastUsedAt: string | null;
+}
+
+/** Key, account and channel lookups. Reads are synchronous: they are served from memory on the hot path. */
+export interface LookupReadModel {
+  tokenByKeyHash(keyHash: string): TokenDocument | undefined;
+  tokenById(tokenId: string): TokenDocument | undefined;
+  tokensOfUser(userId: string): TokenDocument[];
+  tokenUsage(tokenId: string): TokenUsage;
+  userByEmail(email: string): UserDocument | undefined;
+  userById(userId: string): UserDocument | undefined;
+  users(): UserDocument[];
+  channels(): ChannelDocument[];
+  /** Called whenever channels change, so routers can rebuild their tables. */
+  onChannelsChanged(listener: () => void): void;
+}
+
+export interface UsageReadModel {
+  /** `userId` null means every user (admins). */
+  overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview>;
+  logs(query: UsageLogsQuery & { userId: string | null }): Promise<UsageLogsPage>;
+}
+
+/**
+ * Read-your-writes: resolves once every event appended by this process so far is visible in the
+ * read models this process serves.
+ */
+export interface ProjectionSync {
+  caughtUp(): Promise<void>;
+}
+
+export interface Stores {
+  mode: 'embedded' | 'cluster';
+  events: EventLog;
+  lookups: LookupReadModel;
+  usage: UsageReadModel;
+  sync: ProjectionSync;
+  /** Reachability of every store, for `/readyz`. */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}

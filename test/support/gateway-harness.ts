@@ -1,0 +1,95 @@
+/**
+ * @module test/support/gateway-harness
+ * Starts a real gateway runtime (embedded store in a temp DATA_DIR, port 0) in front of a fake
+ * upstream, with one OpenAI and one Anthropic channel, and helpers to sign up and create keys through
+ * the console API as a browser or script would.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readSettings } from '../../gateway/config/settings.ts';
+import { createRuntime, type GatewayRuntime } from '../../gateway/runtime.ts';
+import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
+
+export const UPSTREAM_KEY_OPENAI = 'upstream-openai-key-0123456789abcdef';
+export const UPSTREAM_KEY_ANTHROPIC = 'upstream-anthropic-key-0123456789abcdef';
+
+export interface Harness {
+  baseUrl: string;
+  upstream: FakeUpstream;
+  runtime: GatewayRuntime;
+  dataDirectory: string;
+  /** Restarts the gateway process on the same DATA_DIR (a restart, not a new install). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  environment?: Record<string, string>;
+  dataDirectory?: string;
+}
+
+function configFile(directory: string, upstreamUrl: string): string {
+  const file = path.join(directory, 'gateway.yaml');
+  writeFileSync(
+    file,
+    [
+      'channels:',
+      '  - name: fake-openai',
+      '    type: openai',
+      `    base_url: ${upstreamUrl}/v1`,
+      `    api_key: ${UPSTREAM_KEY_OPENAI}`,
+      '    models: [gpt-4o-mini, gpt-mapped]',
+      '    model_mapping: {gpt-mapped: gpt-4o-mini-upstream-name}',
+      '  - name: fake-anthropic',
+      '    type: anthropic',
+      `    base_url: ${upstreamUrl}`,
+      `    api_key: ${UPSTREAM_KEY_ANTHROPIC}`,
+      '    models: [claude-sonnet-4-5]',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const upstream = await startFakeUpstream();
+  const dataDirectory = options.dataDirectory ?? mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
+  const environment = {
+    DATA_DIR: dataDirectory,
+    GATEWAY_CONFIG: configFile(dataDirectory, upstream.url),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...options.environment,
+  };
+  let runtime = await createRuntime(readSettings(environment));
+  let baseUrl = await listen(runtime);
+  const harness: Harness = {
+    get baseUrl() {
+      return baseUrl;
+    },
+    upstream,
+    get runtime() {
+      return runtime;
+    },
+    dataDirectory,
+    async restart() {
+      await runtime.close();
+      runtime = await createRuntime(readSettings(environment));
+      baseUrl = await listen(runtime);
+    },
+    async stop() {
+      await runtime.close();
+      await upstream.close();
+      if (!options.dataDirectory) rmSync(dataDirectory, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+async function listen(runtime: GatewayRuntime): Promise<string> {
+  await new Promise<void>((resolve) => runtime.server.listen(0, '127.0.0.1', resolve));
+  const { port } = runtime.server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
