@@ -3,6 +3,7 @@
  * Assembles one gateway process from its settings: stores, keys, seeded admin and channels, router,
  * relay, console app and HTTP server. Tests build the same runtime with their own settings.
  */
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,11 @@ import { UpstreamClient } from './relay/upstream-client.ts';
 import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
 import { createGatewayServer } from './server.ts';
 
-export const CONSOLE_DIRECTORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../console/dist');
+const consoleRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../console');
+/** The built console when there is one, else the placeholder page. */
+export const CONSOLE_DIRECTORY = existsSync(path.join(consoleRoot, 'dist/index.html'))
+  ? path.join(consoleRoot, 'dist')
+  : path.join(consoleRoot, 'placeholder');
 
 export interface GatewayRuntime {
   server: Server;

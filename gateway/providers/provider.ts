@@ -51,9 +51,20 @@ export interface BuiltRequest {
   hideUsageChunk: boolean;
 }
 
+export interface ResponseReading {
+  usage: TokenCounts | null;
+  model: string | null;
+  completionText: string;
+  /**
+   * The body to send the client instead of the upstream's bytes: set by converting adapters. A
+   * same-format relay leaves it out and the upstream's bytes go through untouched.
+   */
+  clientBody?: unknown;
+}
+
 export interface Provider {
   buildRequest(input: RelayInput): BuiltRequest;
-  /** Usage and model of a complete (non-streamed) response body. */
-  readResponse(body: unknown): { usage: TokenCounts | null; model: string | null; completionText: string };
-  createStreamRelay(options: { hideUsageChunk: boolean }): StreamRelay;
+  /** Usage and model of a complete (non-streamed) response body, and what the client receives. */
+  readResponse(body: unknown, input: RelayInput): ResponseReading;
+  createStreamRelay(options: { hideUsageChunk: boolean; input: RelayInput }): StreamRelay;
 }

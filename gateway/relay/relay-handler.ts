@@ -132,7 +132,8 @@ async function relayOnce(
 ): Promise<void> {
   const provider = endpoint.providers[route.channel.type]!;
   record.channelId = route.channel.channelId;
-  const built = provider.buildRequest({ route, body, stream: record.stream, clientHeaders: request.headers });
+  const input = { route, body, stream: record.stream, clientHeaders: request.headers };
+  const built = provider.buildRequest(input);
   const upstream = await dependencies.upstream.send(built.upstream, signal);
   if (upstream.statusCode >= 400) {
     const text = (await upstream.body.text()).slice(0, MAX_ERROR_BODY);
@@ -147,16 +148,17 @@ async function relayOnce(
     } catch {
       throw new UpstreamCallError('upstream', 'The upstream provider returned a response that is not valid JSON.', 502);
     }
-    const { usage, model, completionText } = provider.readResponse(parsed);
-    record.modelServed = model;
-    record.usage = usage ?? estimateUsage(body, completionText);
-    record.usageSource = usage ? 'upstream' : 'estimated';
+    const reading = provider.readResponse(parsed, input);
+    record.modelServed = reading.model;
+    record.usage = reading.usage ?? estimateUsage(body, reading.completionText);
+    record.usageSource = reading.usage ? 'upstream' : 'estimated';
     record.markFirstToken();
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
-    response.end(bytes);
+    const out = reading.clientBody === undefined ? bytes : Buffer.from(JSON.stringify(reading.clientBody));
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': out.length });
+    response.end(out);
     return;
   }
-  const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk });
+  const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
