@@ -43,7 +43,7 @@ export function createEmbeddedStores(dataDirectory: string): EmbeddedStores {
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      catchUp();
+      if (database.open) catchUp();
     });
   });
 
