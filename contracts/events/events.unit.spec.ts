@@ -1,0 +1,192 @@
+/**
+ * Every event type of the closed union: a valid sample parses, a missing field is refused, each type
+ * belongs to its stream and partition; `newEvent` builds envelopes with time-ordered UUIDv7 ids.
+ */
+import { describe, expect, it } from 'vitest';
+import { newEvent } from '../../gateway/events/new-event.ts';
+import { type GatewayEvent, type GatewayEventType, gatewayEventSchema, partitionKeyOf, streamOf } from './index.ts';
+import { upcast } from './upcast.ts';
+
+const at = '2025-03-01T10:15:00.000Z';
+
+const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }>['body'] } = {
+  'user.registered': {
+    userId: 'u1',
+    email: 'ada@example.com',
+    name: 'Ada',
+    passwordHash: 'scrypt$16384$8$1$salt$hash',
+    role: 'user',
+  },
+  'token.issued': {
+    tokenId: 't1',
+    userId: 'u1',
+    name: 'laptop',
+    keyHash: 'hash',
+    keyHint: 'sk-abcd…wxyz',
+    expiresAt: null,
+    quota: 1000,
+    models: ['gpt-4o-mini'],
+  },
+  'token.updated': { tokenId: 't1', userId: 'u1', enabled: false },
+  'token.revoked': { tokenId: 't1', userId: 'u1' },
+  'channel.configured': {
+    channelId: 'c1',
+    name: 'openai main',
+    type: 'openai',
+    baseUrl: 'https://api.openai.com/v1',
+    apiKeyCiphertext: 'v1.iv.tag.data',
+    models: ['gpt-4o-mini'],
+    modelMapping: {},
+    priority: 0,
+    weight: 1,
+    thinkingToContent: false,
+    enabled: true,
+  },
+  'channel.removed': { channelId: 'c1' },
+  'request.completed': {
+    requestId: 'r1',
+    userId: 'u1',
+    tokenId: 't1',
+    endpoint: 'chat.completions',
+    modelRequested: 'gpt-4o-mini',
+    modelServed: 'gpt-4o-mini-2024-07-18',
+    channelId: 'c1',
+    stream: false,
+    status: 200,
+    errorType: null,
+    errorMessage: null,
+    startedAt: at,
+    latencyMs: 420,
+    firstTokenMs: null,
+    clientAborted: false,
+  },
+  'usage.recorded': {
+    requestId: 'r1',
+    userId: 'u1',
+    tokenId: 't1',
+    channelId: 'c1',
+    model: 'gpt-4o-mini',
+    startedAt: at,
+    promptTokens: 12,
+    completionTokens: 30,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    source: 'upstream',
+  },
+};
+
+const expected: Record<GatewayEventType, { stream: 'entity' | 'traffic'; key: string; required: string }> = {
+  'user.registered': { stream: 'entity', key: 'u1', required: 'email' },
+  'token.issued': { stream: 'entity', key: 't1', required: 'keyHash' },
+  'token.updated': { stream: 'entity', key: 't1', required: 'tokenId' },
+  'token.revoked': { stream: 'entity', key: 't1', required: 'userId' },
+  'channel.configured': { stream: 'entity', key: 'c1', required: 'apiKeyCiphertext' },
+  'channel.removed': { stream: 'entity', key: 'c1', required: 'channelId' },
+  'request.completed': { stream: 'traffic', key: 'r1', required: 'status' },
+  'usage.recorded': { stream: 'traffic', key: 'r1', required: 'promptTokens' },
+};
+
+const types = Object.keys(bodies) as GatewayEventType[];
+
+function sample(type: GatewayEventType): GatewayEvent {
+  return {
+    eventId: '0195a5b2-7c00-7000-8000-000000000001',
+    type,
+    version: 1,
+    occurredAt: at,
+    body: bodies[type],
+  } as GatewayEvent;
+}
+
+function without(record: object, field: string): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...record };
+  delete copy[field];
+  return copy;
+}
+
+describe.each(types)('%s', (type) => {
+  it('parses a valid sample unchanged', () => {
+    expect(gatewayEventSchema.parse(sample(type))).toEqual(sample(type));
+  });
+
+  it(`refuses a body without ${expected[type].required}`, () => {
+    const event = { ...sample(type), body: without(sample(type).body, expected[type].required) };
+    expect(gatewayEventSchema.safeParse(event).success).toBe(false);
+  });
+
+  it.each(['eventId', 'version', 'occurredAt', 'body'])('refuses an envelope without %s', (field) => {
+    expect(gatewayEventSchema.safeParse(without(sample(type), field)).success).toBe(false);
+  });
+
+  it('refuses an unknown version and a non-UUID id', () => {
+    expect(gatewayEventSchema.safeParse({ ...sample(type), version: 2 }).success).toBe(false);
+    expect(gatewayEventSchema.safeParse({ ...sample(type), eventId: 'not-a-uuid' }).success).toBe(false);
+  });
+
+  it(`goes to the ${expected[type].stream} stream, keyed by ${expected[type].key}`, () => {
+    expect(streamOf(type)).toBe(expected[type].stream);
+    expect(partitionKeyOf(sample(type))).toBe(expected[type].key);
+  });
+
+  it('upcast returns a current event unchanged', () => {
+    expect(upcast(JSON.parse(JSON.stringify(sample(type))))).toEqual(sample(type));
+  });
+
+  it('newEvent builds a valid envelope', () => {
+    const now = new Date('2025-06-01T12:00:00.000Z');
+    const event = newEvent(type, bodies[type] as never, now);
+    expect(gatewayEventSchema.parse(event)).toEqual(event);
+    expect(event).toMatchObject({ type, version: 1, occurredAt: '2025-06-01T12:00:00.000Z', body: bodies[type] });
+  });
+});
+
+describe('the union', () => {
+  it('refuses an unknown type', () => {
+    expect(gatewayEventSchema.safeParse({ ...sample('token.revoked'), type: 'token.deleted' }).success).toBe(false);
+    expect(() => upcast({ ...sample('token.revoked'), type: 'token.deleted' })).toThrow();
+  });
+
+  it('refuses values out of their ranges', () => {
+    const usage = sample('usage.recorded');
+    expect(gatewayEventSchema.safeParse({ ...usage, body: { ...usage.body, promptTokens: -1 } }).success).toBe(false);
+    expect(gatewayEventSchema.safeParse({ ...usage, body: { ...usage.body, source: 'guessed' } }).success).toBe(false);
+    const channel = sample('channel.configured');
+    expect(gatewayEventSchema.safeParse({ ...channel, body: { ...channel.body, type: 'gemini' } }).success).toBe(false);
+    const user = sample('user.registered');
+    expect(gatewayEventSchema.safeParse({ ...user, body: { ...user.body, role: 'root' } }).success).toBe(false);
+  });
+
+  it('accepts a refused request with no user, token, model or channel', () => {
+    const request = sample('request.completed');
+    const body = { ...request.body, userId: null, tokenId: null, modelRequested: null, channelId: null, status: 401 };
+    expect(gatewayEventSchema.safeParse({ ...request, body }).success).toBe(true);
+  });
+});
+
+describe('newEvent ids', () => {
+  it('are UUIDv7: version nibble 7 and RFC 4122 variant', () => {
+    const event = newEvent('token.revoked', { tokenId: 't', userId: 'u' });
+    expect(event.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Date(event.occurredAt).toISOString()).toBe(event.occurredAt);
+  });
+
+  it('carry their creation time in the first 48 bits', () => {
+    const before = Date.now();
+    const { eventId } = newEvent('channel.removed', { channelId: 'c' });
+    const after = Date.now();
+    const millis = Number.parseInt(eventId.replaceAll('-', '').slice(0, 12), 16);
+    expect(millis).toBeGreaterThanOrEqual(before);
+    expect(millis).toBeLessThanOrEqual(after);
+  });
+
+  it('sort by creation time and are all distinct', async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 200; index++) {
+      ids.push(newEvent('channel.removed', { channelId: `c${index}` }).eventId);
+      if (index % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * The traffic-event batcher: publishes are batched into few appends, failures delay but never drop or
+ * reorder events, and `close` drains or reports what it could not append.
+ */
+import { describe, expect, it } from 'vitest';
+import { type GatewayEvent, partitionKeyOf } from '../../contracts/events/index.ts';
+import type { EventLog } from '../../stores/ports.ts';
+import { newEvent } from './new-event.ts';
+import { EventPublisher } from './publisher.ts';
+
+class FakeLog implements EventLog {
+  readonly batches: GatewayEvent[][] = [];
+  calls = 0;
+  /** Number of upcoming appends that fail (Infinity: every one). */
+  failNext = 0;
+
+  async append(events: readonly GatewayEvent[]): Promise<void> {
+    this.calls++;
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('log unreachable');
+    }
+    this.batches.push([...events]);
+  }
+
+  get appended(): string[] {
+    return this.batches.flat().map(partitionKeyOf);
+  }
+}
+
+const event = (index: number) => newEvent('channel.removed', { channelId: `c${index}` });
+const names = (from: number, count: number) => Array.from({ length: count }, (_, index) => `c${from + index}`);
+
+async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+describe('EventPublisher', () => {
+  it('only queues on publish, then appends a burst in one batch', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log, { maxDelayMs: 5 });
+    for (let index = 0; index < 100; index++) publisher.publish(event(index));
+    expect(log.calls).toBe(0);
+    expect(publisher.depth).toBe(100);
+    await until(() => publisher.depth === 0);
+    expect(log.batches.length).toBe(1);
+    expect(log.appended).toEqual(names(0, 100));
+  });
+
+  it('never appends more than maxBatch events at once and keeps their order', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log, { maxBatch: 10, maxDelayMs: 5 });
+    for (let index = 0; index < 35; index++) publisher.publish(event(index));
+    await until(() => publisher.depth === 0);
+    expect(log.batches.map((batch) => batch.length)).toEqual([10, 10, 10, 5]);
+    expect(log.appended).toEqual(names(0, 35));
+  });
+
+  it('publishes several events of one call together', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log);
+    publisher.publish(event(0), event(1));
+    await publisher.flush();
+    expect(log.batches).toHaveLength(1);
+    expect(log.appended).toEqual(['c0', 'c1']);
+  });
+
+  it('flushes at once when maxBatch is reached instead of waiting maxDelayMs', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log, { maxBatch: 3, maxDelayMs: 60_000 });
+    publisher.publish(event(0), event(1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log.calls).toBe(0);
+    publisher.publish(event(2));
+    await until(() => publisher.depth === 0, 1_000);
+    expect(log.appended).toEqual(['c0', 'c1', 'c2']);
+  });
+
+  it('loses nothing and keeps order when an append fails twice then succeeds', async () => {
+    const log = new FakeLog();
+    const errors: unknown[] = [];
+    const publisher = new EventPublisher(log, { maxBatch: 4, maxDelayMs: 1, onError: (error) => errors.push(error) });
+    log.failNext = 2;
+    for (let index = 0; index < 10; index++) publisher.publish(event(index));
+    await until(() => publisher.depth === 0);
+    expect(errors).toHaveLength(2);
+    expect(log.calls).toBe(2 + 3);
+    expect(log.appended).toEqual(names(0, 10));
+    expect(new Set(log.appended).size).toBe(10);
+  });
+
+  it('appends events published while a failing batch waits for its retry after it, in order', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log, { maxDelayMs: 1 });
+    log.failNext = 1;
+    publisher.publish(event(0), event(1));
+    await until(() => log.calls === 1);
+    publisher.publish(event(2));
+    await until(() => publisher.depth === 0);
+    expect(log.appended).toEqual(['c0', 'c1', 'c2']);
+  });
+
+  it('close() drains the queue', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log, { maxBatch: 7, maxDelayMs: 60_000 });
+    for (let index = 0; index < 20; index++) publisher.publish(event(index));
+    await publisher.close(2_000);
+    expect(publisher.depth).toBe(0);
+    expect(log.appended).toEqual(names(0, 20));
+  });
+
+  it('close() retries through a failure before the deadline', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log, { maxDelayMs: 60_000 });
+    log.failNext = 1;
+    publisher.publish(event(0));
+    await publisher.close(3_000);
+    expect(log.appended).toEqual(['c0']);
+  });
+
+  it('close() rejects after the deadline when the log always fails, keeping the events queued', async () => {
+    const log = new FakeLog();
+    const publisher = new EventPublisher(log, { maxDelayMs: 60_000 });
+    log.failNext = Number.POSITIVE_INFINITY;
+    publisher.publish(event(0), event(1), event(2));
+    const started = Date.now();
+    await expect(publisher.close(150)).rejects.toThrow(/3 events could not be appended/);
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(140);
+    expect(elapsed).toBeLessThan(2_000);
+    expect(log.calls).toBeGreaterThanOrEqual(1);
+    expect(publisher.depth).toBe(3);
+  });
+
+  it('close() on an empty queue resolves without touching the log', async () => {
+    const log = new FakeLog();
+    await new EventPublisher(log).close(50);
+    expect(log.calls).toBe(0);
+  });
+});
