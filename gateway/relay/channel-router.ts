@@ -44,6 +44,7 @@ export class ChannelRouter {
     for (const document of this.#lookups.channels()) {
       if (!document.enabled) continue;
       const channel = this.#routable(document);
+      if (!channel) continue;
       for (const model of document.models) {
         const list = byModel.get(model) ?? [];
         list.push(channel);
@@ -54,13 +55,21 @@ export class ChannelRouter {
     this.#byModel = byModel;
   }
 
-  #routable(document: ChannelDocument): RoutableChannel {
+  /** Null when the upstream key cannot be decrypted (e.g. the server secret changed): that channel is skipped, the rest still route. */
+  #routable(document: ChannelDocument): RoutableChannel | null {
+    let apiKey: string;
+    try {
+      apiKey = decryptSecret(document.apiKeyCiphertext, this.#encryptionKey);
+    } catch {
+      console.error(JSON.stringify({ level: 'error', msg: 'channel key cannot be decrypted; channel skipped', channel: document.name }));
+      return null;
+    }
     return {
       channelId: document.channelId,
       name: document.name,
       type: document.type,
       baseUrl: document.baseUrl.replace(/\/+$/, ''),
-      apiKey: decryptSecret(document.apiKeyCiphertext, this.#encryptionKey),
+      apiKey,
       priority: document.priority,
       weight: document.weight,
       modelMapping: document.modelMapping,

@@ -17,7 +17,10 @@ export function encryptSecret(plaintext: string, key: Buffer): string {
 export function decryptSecret(encoded: string, key: Buffer): string {
   const [version, iv, tag, data] = encoded.split('.');
   if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('Unreadable encrypted secret.');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  const authTag = Buffer.from(tag, 'base64url');
+  // A full 16-byte tag only: a shortened tag would make forgeries 2^96 times easier.
+  if (authTag.length !== 16) throw new Error('Unreadable encrypted secret.');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
+  decipher.setAuthTag(authTag);
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -180,10 +180,8 @@ describe('usage overview', () => {
     );
   });
 
-  // KNOWN BUG (stores/embedded/usage-queries.ts, by_model query): `ORDER BY prompt_tokens + completion_tokens`
-  // names the table's columns, not the summed aliases, so SQLite sorts by one arbitrary row of each group.
-  // Here gpt-4o (100 tokens) comes before claude-x (160). Remove `.fails` once it sorts by the sums.
-  it.fails('lists the model with the most tokens first', async () => {
+  // Sorted by the summed tokens of each model, not one arbitrary row of the group.
+  it('lists the model with the most tokens first', async () => {
     const { by_model } = await stores.usage.overview({ ...range, userId: 'u1' });
     expect(by_model.map((row) => row.model)).toEqual(['claude-x', 'gpt-4o']);
   });

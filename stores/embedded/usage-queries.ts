@@ -71,7 +71,7 @@ export class SqliteUsageQueries implements UsageReadModel {
       .all(parameters) as Array<TotalsRow & { bucket: number; model: string }>;
     const byModel = this.#database
       .prepare(
-        `SELECT model, ${sums} FROM usage_hourly WHERE ${where} GROUP BY model ORDER BY prompt_tokens + completion_tokens DESC`,
+        `SELECT model, ${sums} FROM usage_hourly WHERE ${where} GROUP BY model ORDER BY sum(prompt_tokens) + sum(completion_tokens) DESC`,
       )
       .all(parameters) as Array<TotalsRow & { model: string }>;
     return {
