@@ -8,6 +8,9 @@ import { messagesRequestSchema } from '../../contracts/anthropic/messages-reques
 import type { ChannelType, Endpoint } from '../../contracts/events/index.ts';
 import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
 import { anthropicProvider } from '../providers/anthropic/index.ts';
+import { anthropicForChatCompletions } from '../providers/conversion/anthropic-for-chat-completions.ts';
+import { openAIForMessages } from '../providers/conversion/openai-for-messages.ts';
+import { type ResolvedModel, resolveThinkingSuffix } from '../providers/conversion/thinking.ts';
 import { openAIProvider } from '../providers/openai/index.ts';
 import type { Provider } from '../providers/provider.ts';
 import { bearerKey } from './authenticate.ts';
@@ -26,6 +29,11 @@ export interface EndpointSpec {
   errorBody(error: GatewayError, requestId: string): unknown;
   /** An error after the 200 was sent, as an in-stream frame of this format. */
   streamErrorFrame(error: GatewayError, requestId: string): string;
+  /**
+   * The model to route by and the body to relay, when the endpoint reads more than the model id
+   * (the `-thinking` suffix); `serves` says whether some channel of this endpoint serves a model id.
+   */
+  resolveModel?(body: Record<string, unknown>, serves: (model: string) => boolean): ResolvedModel;
 }
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -37,7 +45,7 @@ export const chatCompletionsEndpoint: EndpointSpec = {
   schema: chatCompletionRequestSchema,
   keyOf: (headers) => bearerKey(single(headers['authorization'])),
   keyHint: '`Authorization: Bearer sk-...`',
-  providers: { openai: openAIProvider },
+  providers: { openai: openAIProvider, anthropic: anthropicForChatCompletions },
   errorBody: (error) => openAIErrorBody(error),
   streamErrorFrame: (error) => `data: ${JSON.stringify(openAIErrorBody(error))}\n\n`,
 };
@@ -48,8 +56,9 @@ export const messagesEndpoint: EndpointSpec = {
   // Anthropic SDK users send x-api-key; Claude Code and OAuth-style clients send a bearer token.
   keyOf: (headers) => single(headers['x-api-key'])?.trim() || bearerKey(single(headers['authorization'])),
   keyHint: '`x-api-key: sk-...`',
-  providers: { anthropic: anthropicProvider },
+  providers: { anthropic: anthropicProvider, openai: openAIForMessages },
   errorBody: (error, requestId) => anthropicErrorBody(error, requestId),
   streamErrorFrame: (error, requestId) =>
     `event: error\ndata: ${JSON.stringify(anthropicErrorBody(error, requestId))}\n\n`,
+  resolveModel: resolveThinkingSuffix,
 };

@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
+import type { ResolvedModel } from '../providers/conversion/thinking.ts';
+import { finishFrames, usageSourceOf, warningsOf } from '../providers/provider-extensions.ts';
 import { authenticateKey, authorizeModel } from './authenticate.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { EndpointSpec } from './endpoints.ts';
@@ -73,8 +75,10 @@ export async function handleRelay(
         param: firstIssueField(parsed.error.issues),
       });
     }
-    authorizeModel(token, record.modelRequested!);
-    await relayToUpstream(endpoint, request, response, body, record, dependencies, abort.signal);
+    const serves = (model: string) => dependencies.router.routes(model, acceptedTypes(endpoint)).length > 0;
+    const resolved = endpoint.resolveModel?.(body, serves) ?? { model: record.modelRequested!, body, warnings: [] };
+    authorizeModel(token, resolved.model);
+    await relayToUpstream(endpoint, request, response, resolved, record, dependencies, abort.signal);
   } catch (error) {
     handleFailure(endpoint, response, record, error);
   } finally {
@@ -82,20 +86,20 @@ export async function handleRelay(
   }
 }
 
+function acceptedTypes(endpoint: EndpointSpec) {
+  return Object.keys(endpoint.providers) as Array<keyof typeof endpoint.providers>;
+}
+
 async function relayToUpstream(
   endpoint: EndpointSpec,
   request: IncomingMessage,
   response: ServerResponse,
-  body: Record<string, unknown>,
+  { model, body, warnings }: ResolvedModel,
   record: RequestRecord,
   dependencies: RelayDependencies,
   signal: AbortSignal,
 ): Promise<void> {
-  const model = record.modelRequested!;
-  const routes = dependencies.router.routes(
-    model,
-    Object.keys(endpoint.providers) as Array<keyof typeof endpoint.providers>,
-  );
+  const routes = dependencies.router.routes(model, acceptedTypes(endpoint));
   if (routes.length === 0) {
     throw new GatewayError(
       'not_found',
@@ -109,8 +113,10 @@ async function relayToUpstream(
   let lastError: UpstreamCallError | null = null;
   for (const route of routes.slice(0, dependencies.maxAttempts ?? 3)) {
     try {
-      return await relayOnce(endpoint, request, response, body, route, record, dependencies, signal);
+      return await relayOnce(endpoint, request, response, body, warnings, route, record, dependencies, signal);
     } catch (error) {
+      // The request itself is at fault (a conversion refused it): another channel would not help.
+      if (error instanceof GatewayError && !(error instanceof UpstreamCallError)) throw error;
       const failure = transportError(error);
       // Once the client has seen a byte, or it has gone, there is nothing left to fail over.
       if (response.headersSent || signal.aborted || !failure.isRetryable) throw failure;
@@ -125,6 +131,7 @@ async function relayOnce(
   request: IncomingMessage,
   response: ServerResponse,
   body: Record<string, unknown>,
+  resolveWarnings: string[],
   route: Route,
   record: RequestRecord,
   dependencies: RelayDependencies,
@@ -134,6 +141,9 @@ async function relayOnce(
   record.channelId = route.channel.channelId;
   const input = { route, body, stream: record.stream, clientHeaders: request.headers };
   const built = provider.buildRequest(input);
+  const warnings = [...resolveWarnings, ...warningsOf(built)];
+  // Client-chosen names can appear in a warning; a header carries printable ASCII only.
+  if (warnings.length) response.setHeader('x-gateway-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
   const upstream = await dependencies.upstream.send(built.upstream, signal);
   if (upstream.statusCode >= 400) {
     const text = (await upstream.body.text()).slice(0, MAX_ERROR_BODY);
@@ -168,11 +178,14 @@ async function relayOnce(
   response.flushHeaders();
   try {
     await pipeStream(upstream.body, response, relay, record);
+    // A converted stream that ended without its end event still closes in the client's format.
+    const tail = finishFrames(relay);
+    if (tail) response.write(tail);
   } finally {
     const outcome = relay.outcome();
     record.modelServed = outcome.model;
     record.usage = outcome.usage ?? estimateUsage(body, outcome.completionText);
-    record.usageSource = outcome.usage ? 'upstream' : 'estimated';
+    record.usageSource = usageSourceOf(outcome);
     if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
   }
   response.end();

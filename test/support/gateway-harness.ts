@@ -25,12 +25,32 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
+/** A channel added to the default two, pointed at the fake upstream in its own format. */
+export interface ExtraChannel {
+  name: string;
+  type: 'openai' | 'anthropic';
+  models: string[];
+  thinkingToContent?: boolean;
+}
+
 export interface HarnessOptions {
   environment?: Record<string, string>;
   dataDirectory?: string;
+  extraChannels?: ExtraChannel[];
 }
 
-function configFile(directory: string, upstreamUrl: string): string {
+function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): string[] {
+  return channels.flatMap((channel) => [
+    `  - name: ${channel.name}`,
+    `    type: ${channel.type}`,
+    `    base_url: ${channel.type === 'openai' ? `${upstreamUrl}/v1` : upstreamUrl}`,
+    `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : UPSTREAM_KEY_ANTHROPIC}`,
+    `    models: [${channel.models.join(', ')}]`,
+    `    thinking_to_content: ${channel.thinkingToContent === true}`,
+  ]);
+}
+
+function configFile(directory: string, upstreamUrl: string, extraChannels: ExtraChannel[] = []): string {
   const file = path.join(directory, 'gateway.yaml');
   writeFileSync(
     file,
@@ -47,6 +67,7 @@ function configFile(directory: string, upstreamUrl: string): string {
       `    base_url: ${upstreamUrl}`,
       `    api_key: ${UPSTREAM_KEY_ANTHROPIC}`,
       '    models: [claude-sonnet-4-5]',
+      ...extraChannelLines(extraChannels, upstreamUrl),
       '',
     ].join('\n'),
   );
@@ -58,7 +79,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const dataDirectory = options.dataDirectory ?? mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
   const environment = {
     DATA_DIR: dataDirectory,
-    GATEWAY_CONFIG: configFile(dataDirectory, upstream.url),
+    GATEWAY_CONFIG: configFile(dataDirectory, upstream.url, options.extraChannels),
     PORT: '0',
     HOST: '127.0.0.1',
     ...options.environment,

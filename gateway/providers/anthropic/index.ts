@@ -3,6 +3,7 @@
  * The `anthropic` channel kind: Anthropic's Messages API.
  */
 import type { AnthropicMessageResponse } from '../../../contracts/anthropic/messages-response.ts';
+import { anthropicThinkingToContentRelay, thinkingToContentMessage } from '../conversion/same-format-thinking.ts';
 import type { Provider } from '../provider.ts';
 import { buildAnthropicRequest } from './request.ts';
 import { AnthropicStreamRelay } from './stream-relay.ts';
@@ -10,7 +11,7 @@ import { tokenCountsFromAnthropic } from './usage.ts';
 
 export const anthropicProvider: Provider = {
   buildRequest: buildAnthropicRequest,
-  readResponse(body) {
+  readResponse(body, input) {
     const message = body as Partial<AnthropicMessageResponse>;
     const completionText = (message.content ?? [])
       .map((block) => {
@@ -18,7 +19,14 @@ export const anthropicProvider: Provider = {
         return loose.text ?? loose.thinking ?? (loose.name ? loose.name + JSON.stringify(loose.input ?? {}) : '');
       })
       .join('');
-    return { usage: tokenCountsFromAnthropic(message.usage), model: message.model ?? null, completionText };
+    return {
+      usage: tokenCountsFromAnthropic(message.usage),
+      model: message.model ?? null,
+      completionText,
+      // The upstream's bytes go through untouched unless the channel folds thinking into the text.
+      ...(input.route.channel.thinkingToContent && { clientBody: thinkingToContentMessage(body) }),
+    };
   },
-  createStreamRelay: () => new AnthropicStreamRelay(),
+  createStreamRelay: ({ input }) =>
+    input.route.channel.thinkingToContent ? anthropicThinkingToContentRelay(input.body) : new AnthropicStreamRelay(),
 };

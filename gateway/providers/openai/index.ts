@@ -3,6 +3,7 @@
  * The `openai` channel kind: any OpenAI-compatible Chat Completions upstream.
  */
 import type { ChatCompletion } from '../../../contracts/openai/chat-response.ts';
+import { openAIThinkingToContentRelay, thinkingToContentCompletion } from '../conversion/same-format-thinking.ts';
 import type { Provider } from '../provider.ts';
 import { buildOpenAIRequest } from './request.ts';
 import { OpenAIStreamRelay } from './stream-relay.ts';
@@ -10,7 +11,7 @@ import { tokenCountsFromOpenAI } from './usage.ts';
 
 export const openAIProvider: Provider = {
   buildRequest: buildOpenAIRequest,
-  readResponse(body) {
+  readResponse(body, input) {
     const completion = body as Partial<ChatCompletion>;
     const completionText = (completion.choices ?? [])
       .map(
@@ -19,7 +20,20 @@ export const openAIProvider: Provider = {
           (choice.message?.tool_calls?.map((call) => call.function.name + call.function.arguments).join('') ?? ''),
       )
       .join('');
-    return { usage: tokenCountsFromOpenAI(completion.usage), model: completion.model ?? null, completionText };
+    return {
+      usage: tokenCountsFromOpenAI(completion.usage),
+      model: completion.model ?? null,
+      completionText,
+      // The upstream's bytes go through untouched unless the channel folds thinking into the text.
+      ...(input.route.channel.thinkingToContent && { clientBody: thinkingToContentCompletion(body) }),
+    };
   },
-  createStreamRelay: (options) => new OpenAIStreamRelay(options),
+  createStreamRelay: (options) =>
+    options.input.route.channel.thinkingToContent
+      ? openAIThinkingToContentRelay({
+          hideUsageChunk: options.hideUsageChunk,
+          clientBody: options.input.body,
+          created: Math.floor(Date.now() / 1000),
+        })
+      : new OpenAIStreamRelay(options),
 };

@@ -1,0 +1,41 @@
+/**
+ * @module gateway/providers/conversion/completion-token-counter
+ * Counts generated tokens with the BPE tokenizer as the stream goes, without keeping the text: pending
+ * text is counted up to its last word boundary once it passes a few hundred characters, and only the
+ * unfinished word is kept. The cut is made where a whitespace run starts, which is where the
+ * tokenizer's own pre-splitting cuts, so the total matches counting the whole text at once.
+ */
+import { countTokens } from 'gpt-tokenizer';
+
+const COUNT_AFTER_CHARACTERS = 512;
+/** Text with no whitespace at all (base64, long CJK runs) is counted anyway past this length. */
+const COUNT_ANYWAY_AFTER_CHARACTERS = 8192;
+
+function lastWordBoundary(text: string): number {
+  for (let index = text.length - 1; index > 0; index--) {
+    if (/\s/.test(text[index]!) && !/\s/.test(text[index - 1]!)) return index;
+  }
+  return -1;
+}
+
+export class CompletionTokenCounter {
+  #pending = '';
+  #counted = 0;
+
+  add(text: string): void {
+    this.#pending += text;
+    if (this.#pending.length < COUNT_AFTER_CHARACTERS) return;
+    const cut = lastWordBoundary(this.#pending);
+    if (cut > 0) {
+      this.#counted += countTokens(this.#pending.slice(0, cut));
+      this.#pending = this.#pending.slice(cut);
+    } else if (this.#pending.length >= COUNT_ANYWAY_AFTER_CHARACTERS) {
+      this.#counted += countTokens(this.#pending);
+      this.#pending = '';
+    }
+  }
+
+  get tokens(): number {
+    return this.#counted + (this.#pending ? countTokens(this.#pending) : 0);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * @module gateway/providers/conversion/reply
+ * The format-neutral reply that both conversions meet in. A reader turns one provider's reply (a whole
+ * body, or a stream one SSE event at a time) into these shapes, optional filters rewrite them
+ * (thinking as `<think>` text, the JSON-response tool as content), and a writer renders them in the
+ * client's format. Two readers and two writers serve all four directions, so every wire rule lives in
+ * exactly one place.
+ */
+import type { TokenCounts } from '../provider.ts';
+
+/** Why generation stopped: the union of both vocabularies, so a same-format round trip keeps its value. */
+export type FinishReason =
+  | 'stop'
+  | 'stop-sequence'
+  | 'length'
+  | 'tool-calls'
+  | 'content-filter'
+  | 'pause'
+  | 'context-exceeded';
+
+export type ReplyBlock =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string; signature: string }
+  | { type: 'redacted-reasoning'; data: string }
+  /** `arguments` is JSON text, as OpenAI carries it; Anthropic's object input is serialised on reading. */
+  | { type: 'tool-call'; id: string; name: string; arguments: string };
+
+/** A whole (non-streamed) reply. */
+export interface Reply {
+  id: string;
+  model: string;
+  blocks: ReplyBlock[];
+  finishReason: FinishReason;
+  stopSequence: string | null;
+  /** null when the upstream reported none */
+  usage: TokenCounts | null;
+}
+
+/**
+ * One step of a streamed reply. Tool calls are numbered 0, 1, 2… in the order they start (`toolIndex`),
+ * whatever the upstream numbered them by (wire-formats §3.8 pitfall 1).
+ */
+export type ReplyPart =
+  /** `usage` holds what is known at the start (Anthropic reports input tokens there), else null */
+  | { type: 'start'; id: string; model: string; usage: TokenCounts | null }
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'tool-call-start'; toolIndex: number; id: string; name: string }
+  | { type: 'tool-call-delta'; toolIndex: number; arguments: string }
+  | { type: 'finish'; reason: FinishReason; stopSequence: string | null }
+  /** the whole request's usage, cumulative; `estimated` when the gateway counted it itself */
+  | { type: 'usage'; usage: TokenCounts; estimated: boolean }
+  /** the upstream's own end of stream (`[DONE]`, `message_stop`) */
+  | { type: 'end' }
+  /** an error the upstream reported after the 200; `errorType` in Anthropic's closed vocabulary */
+  | { type: 'error'; errorType: string; message: string };
+
+/** Rewrites parts on their way from the reader to the writer; may split, drop or add parts. */
+export interface ReplyPartFilter {
+  filter(part: ReplyPart): ReplyPart[];
+}

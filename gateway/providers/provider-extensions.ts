@@ -1,0 +1,41 @@
+/**
+ * @module gateway/providers/provider-extensions
+ * Optional capabilities a provider may offer beyond `provider.ts`, read by the relay when present:
+ * warnings about dropped request fields (sent as `x-gateway-warnings`), frames to write when an
+ * upstream stream ends without its own end event, and whether a stream's usage was counted by the
+ * gateway rather than reported by the upstream. The converting providers use all three.
+ */
+import type { BuiltRequest, StreamOutcome, StreamRelay } from './provider.ts';
+
+export interface BuiltRequestWithWarnings extends BuiltRequest {
+  /** what the conversion dropped or changed, one short sentence each */
+  warnings: string[];
+}
+
+export interface FinishingStreamRelay extends StreamRelay {
+  /** Frames to write when the upstream body ended without its end event; '' when it had one. */
+  finish(): string;
+}
+
+export interface CountedStreamOutcome extends StreamOutcome {
+  /** true when `usage` was counted with the tokenizer because the upstream reported none */
+  usageEstimated: boolean;
+}
+
+export function withWarnings(built: BuiltRequest, warnings: string[]): BuiltRequestWithWarnings {
+  return { ...built, warnings };
+}
+
+export function warningsOf(built: BuiltRequest): string[] {
+  return (built as Partial<BuiltRequestWithWarnings>).warnings ?? [];
+}
+
+export function finishFrames(relay: StreamRelay): string {
+  const finishing = relay as Partial<FinishingStreamRelay>;
+  return typeof finishing.finish === 'function' ? finishing.finish() : '';
+}
+
+export function usageSourceOf(outcome: StreamOutcome): 'upstream' | 'estimated' {
+  if (!outcome.usage) return 'estimated';
+  return (outcome as Partial<CountedStreamOutcome>).usageEstimated ? 'estimated' : 'upstream';
+}

@@ -1,0 +1,119 @@
+/**
+ * The official `openai` client against `/v1/chat/completions` served by an anthropic channel: what the
+ * upstream receives, and what the client gets back, whole and streamed.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
+import { UPSTREAM_KEY_ANTHROPIC } from '../support/gateway-harness.ts';
+import { type ConversionGateway, startConversionGateway } from './support/gateway-clients.ts';
+
+let gateway: ConversionGateway;
+const model = 'claude-sonnet-4-5';
+const hello = [
+  { role: 'system' as const, content: 'Be brief.' },
+  { role: 'user' as const, content: 'Say hello' },
+];
+const weatherTool: OpenAI.ChatCompletionTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+beforeAll(async () => {
+  gateway = await startConversionGateway('chat-on-anthropic@example.com');
+});
+afterAll(async () => gateway.harness.stop());
+beforeEach(() => gateway.harness.upstream.reset());
+
+const sent = () => gateway.harness.upstream.requests[0]!;
+
+describe('non-streamed', () => {
+  it('sends a Messages request and answers with a chat completion', async () => {
+    const completion = await gateway.openai.chat.completions.create({
+      model,
+      messages: hello,
+      temperature: 0.2,
+      stop: 'END',
+    });
+    const expected = loadJsonFixture('anthropic-text').body as any;
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.model).toBe(expected.model);
+    expect(completion.choices[0]!.message.content).toBe(expected.content[0].text);
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+    expect(completion.usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 12, total_tokens: 26 });
+    expect(sent().path).toBe('/v1/messages');
+    expect(sent().headers['x-api-key']).toBe(UPSTREAM_KEY_ANTHROPIC);
+    expect(sent().headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent().body).toEqual({
+      model,
+      system: [{ type: 'text', text: 'Be brief.' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }] }],
+      max_tokens: 4096,
+      temperature: 0.2,
+      stop_sequences: ['END'],
+    });
+  });
+
+  it('relays a tool-call round trip', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await gateway.openai.chat.completions.create({ model, messages, tools: [weatherTool] });
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
+    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '18°C, sunny' });
+    const second = await gateway.openai.chat.completions.create({ model, messages, tools: [weatherTool] });
+    expect(second.choices[0]!.message.content).toBe('It is 18°C and sunny in Paris.');
+    const [, assistant, results] = (gateway.harness.upstream.requests[1]!.body as any).messages;
+    expect(assistant.content).toEqual([
+      { type: 'tool_use', id: call.id, name: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    expect(results.content).toEqual([{ type: 'tool_result', tool_use_id: call.id, content: '18°C, sunny' }]);
+  });
+
+  it('sends an image URL as a URL source', async () => {
+    const completion = await gateway.openai.chat.completions.create({
+      model,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+          ],
+        },
+      ],
+    });
+    expect(completion.choices[0]!.message.content).toMatch(/tabby cat/);
+    expect((sent().body as any).messages[0].content[1]).toEqual({
+      type: 'image',
+      source: { type: 'url', url: 'https://example.com/cat.png' },
+    });
+  });
+
+  it('refuses n > 1 with a 400 naming n, before calling the upstream', async () => {
+    const error = await gateway.openai.chat.completions
+      .create({ model, messages: hello, n: 2 })
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe('n');
+    expect(error.type).toBe('invalid_request_error');
+    expect(gateway.harness.upstream.requests).toHaveLength(0);
+  });
+
+  it('names dropped parameters in x-gateway-warnings', async () => {
+    const response = await gateway.post('/v1/chat/completions', {
+      model,
+      messages: hello,
+      presence_penalty: 1,
+      seed: 3,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gateway-warnings')).toBe(
+      'presence_penalty dropped: no Anthropic equivalent; seed dropped: no Anthropic equivalent',
+    );
+  });
+});
