@@ -84,6 +84,21 @@ export const usageTotalsSchema = z.object({
   total_tokens: z.number(),
 });
 
+/** Latency of the calls in the range; null when there were none. */
+export const usageLatencySchema = z.object({
+  /** mean of every call's latency (from the rollups) */
+  average_ms: z.number().nullable(),
+  /** 95th percentile (nearest rank) over the raw request rows */
+  p95_ms: z.number().nullable(),
+});
+
+export const usageByTokenSchema = usageTotalsSchema.extend({
+  token_id: z.string(),
+  /** the key's name and hint, when the key still exists */
+  token_name: z.string().nullable().optional(),
+  key_hint: z.string().nullable().optional(),
+});
+
 export const usageOverviewSchema = z.object({
   from: z.string(),
   to: z.string(),
@@ -91,6 +106,9 @@ export const usageOverviewSchema = z.object({
   totals: usageTotalsSchema,
   series: z.array(usageTotalsSchema.extend({ bucket: z.string(), model: z.string() })),
   by_model: z.array(usageTotalsSchema.extend({ model: z.string() })),
+  latency: usageLatencySchema.optional(),
+  /** the keys with the most tokens in the range, at most ten */
+  by_token: z.array(usageByTokenSchema).optional(),
 });
 
 export const usageLogsQuerySchema = z.object({
@@ -98,6 +116,8 @@ export const usageLogsQuerySchema = z.object({
   to: z.iso.datetime({ offset: true }).optional(),
   model: z.string().optional(),
   token_id: z.string().optional(),
+  /** `ok`: answered without error; `error`: a 4xx/5xx answer or an in-stream error */
+  status: z.enum(['ok', 'error']).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   /** opaque cursor from the previous page */
   cursor: z.string().optional(),
@@ -107,6 +127,8 @@ export const usageLogEntrySchema = z.object({
   request_id: z.string(),
   started_at: z.string(),
   token_id: z.string().nullable(),
+  /** the key's name, when the key still exists */
+  token_name: z.string().nullable().optional(),
   endpoint: z.string(),
   model_requested: z.string().nullable(),
   model_served: z.string().nullable(),
@@ -123,6 +145,85 @@ export const usageLogEntrySchema = z.object({
 export const usageLogsPageSchema = z.object({
   items: z.array(usageLogEntrySchema),
   next_cursor: z.string().nullable(),
+});
+
+// Account
+
+export const changePasswordRequestSchema = z.object({
+  current_password: z.string().min(1, 'must not be empty').max(256),
+  new_password: passwordSchema,
+});
+
+// Admin: users
+
+export const adminUserViewSchema = userViewSchema.extend({
+  disabled: z.boolean(),
+  created_at: z.string(),
+});
+
+export const updateUserRequestSchema = z.object({
+  role: z.enum(['user', 'admin']).optional(),
+  disabled: z.boolean().optional(),
+});
+
+// Admin: channels. The upstream key is write-only: sent on create (and on update to replace it),
+// never returned; `key_hint` shows only its last characters.
+
+export const channelTypeSchema = z.enum(['openai', 'anthropic']);
+
+const channelFields = {
+  name: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  type: channelTypeSchema,
+  base_url: z.url('must be an absolute http(s) URL'),
+  api_key: z.string().trim().min(1, 'must hold the upstream key').max(4096),
+  models: z.array(z.string().trim().min(1)).min(1, 'must list at least one model').max(256),
+  /** client model name → upstream model name */
+  model_mapping: z.record(z.string(), z.string()),
+  /** higher tiers are tried first */
+  priority: z.number().int(),
+  /** weighted random inside a tier */
+  weight: z.number().int().min(0),
+  thinking_to_content: z.boolean(),
+  enabled: z.boolean(),
+};
+
+export const createChannelRequestSchema = z.object({
+  ...channelFields,
+  model_mapping: channelFields.model_mapping.optional(),
+  priority: channelFields.priority.optional(),
+  weight: channelFields.weight.optional(),
+  thinking_to_content: channelFields.thinking_to_content.optional(),
+  enabled: channelFields.enabled.optional(),
+});
+
+export const updateChannelRequestSchema = z.object(channelFields).partial();
+
+export const channelViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: channelTypeSchema,
+  base_url: z.string(),
+  /** the upstream key masked, e.g. `••••wxyz` */
+  key_hint: z.string(),
+  models: z.array(z.string()),
+  model_mapping: z.record(z.string(), z.string()),
+  priority: z.number(),
+  weight: z.number(),
+  thinking_to_content: z.boolean(),
+  enabled: z.boolean(),
+  updated_at: z.string(),
+});
+
+export const channelTestRequestSchema = z.object({ model: z.string().min(1).optional() });
+
+/** The outcome of a one-token request sent to the channel's upstream. */
+export const channelTestResultSchema = z.object({
+  ok: z.boolean(),
+  /** the upstream's HTTP status; 0 when it could not be reached */
+  status: z.number(),
+  latency_ms: z.number(),
+  model: z.string(),
+  error: z.string().nullable(),
 });
 
 /** The one error shape of `/api`: a stable machine code and a sentence for people. */
@@ -145,3 +246,16 @@ export type UsageLogsQuery = z.infer<typeof usageLogsQuerySchema>;
 export type UsageLogEntry = z.infer<typeof usageLogEntrySchema>;
 export type UsageLogsPage = z.infer<typeof usageLogsPageSchema>;
 export type ConsoleError = z.infer<typeof consoleErrorSchema>;
+export type UsageLatency = z.infer<typeof usageLatencySchema>;
+export type UsageByToken = z.infer<typeof usageByTokenSchema>;
+export type ChangePasswordRequest = z.infer<typeof changePasswordRequestSchema>;
+export type AdminUserView = z.infer<typeof adminUserViewSchema>;
+export type UpdateUserRequest = z.infer<typeof updateUserRequestSchema>;
+export type ChannelType = z.infer<typeof channelTypeSchema>;
+export type CreateChannelRequest = z.infer<typeof createChannelRequestSchema>;
+export type UpdateChannelRequest = z.infer<typeof updateChannelRequestSchema>;
+export type ChannelView = z.infer<typeof channelViewSchema>;
+export type ChannelTestRequest = z.infer<typeof channelTestRequestSchema>;
+export type ChannelTestResult = z.infer<typeof channelTestResultSchema>;
+/** `GET` list answers: `{items: [...]}`. */
+export type ListOf<Item> = { items: Item[] };

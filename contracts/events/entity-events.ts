@@ -20,6 +20,19 @@ export const userRegisteredV1 = envelope(
   }),
 );
 
+/** A change to an account: a new password hash, a role, or (admins) disabling it. Absent fields are unchanged. */
+export const userUpdatedV1 = envelope(
+  'user.updated',
+  1,
+  z.object({
+    userId: z.string(),
+    name: z.string().optional(),
+    passwordHash: z.string().optional(),
+    role: roleSchema.optional(),
+    disabled: z.boolean().optional(),
+  }),
+);
+
 const tokenPolicy = {
   expiresAt: z.iso.datetime().nullable(),
   /** total tokens this key may use; null is unlimited */
@@ -81,6 +94,7 @@ export const channelConfiguredV1 = envelope(
 export const channelRemovedV1 = envelope('channel.removed', 1, z.object({ channelId: z.string() }));
 
 export type UserRegistered = z.infer<typeof userRegisteredV1>;
+export type UserUpdated = z.infer<typeof userUpdatedV1>;
 export type TokenIssued = z.infer<typeof tokenIssuedV1>;
 export type TokenUpdated = z.infer<typeof tokenUpdatedV1>;
 export type TokenRevoked = z.infer<typeof tokenRevokedV1>;

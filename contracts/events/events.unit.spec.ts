@@ -17,6 +17,7 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
     passwordHash: 'scrypt$16384$8$1$salt$hash',
     role: 'user',
   },
+  'user.updated': { userId: 'u1', disabled: true },
   'token.issued': {
     tokenId: 't1',
     userId: 'u1',
@@ -78,6 +79,7 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
 
 const expected: Record<GatewayEventType, { stream: 'entity' | 'traffic'; key: string; required: string }> = {
   'user.registered': { stream: 'entity', key: 'u1', required: 'email' },
+  'user.updated': { stream: 'entity', key: 'u1', required: 'userId' },
   'token.issued': { stream: 'entity', key: 't1', required: 'keyHash' },
   'token.updated': { stream: 'entity', key: 't1', required: 'tokenId' },
   'token.revoked': { stream: 'entity', key: 't1', required: 'userId' },

@@ -11,6 +11,7 @@ import {
   tokenRevokedV1,
   tokenUpdatedV1,
   userRegisteredV1,
+  userUpdatedV1,
 } from './entity-events.ts';
 import type { EventStream } from './envelope.ts';
 import { requestCompletedV1, usageRecordedV1 } from './traffic-events.ts';
@@ -21,6 +22,7 @@ export * from './traffic-events.ts';
 
 export const gatewayEventSchema = z.discriminatedUnion('type', [
   userRegisteredV1,
+  userUpdatedV1,
   tokenIssuedV1,
   tokenUpdatedV1,
   tokenRevokedV1,
@@ -47,6 +49,7 @@ export function streamOf(type: GatewayEventType): EventStream {
 export function partitionKeyOf(event: GatewayEvent): string {
   switch (event.type) {
     case 'user.registered':
+    case 'user.updated':
       return event.body.userId;
     case 'token.issued':
     case 'token.updated':

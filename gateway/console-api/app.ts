@@ -7,11 +7,15 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express from 'express';
 import type { CommandContext } from '../commands/command-context.ts';
+import { accountRoutes } from './account-routes.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { authRoutes } from './auth-routes.ts';
+import { channelRoutes } from './channel-routes.ts';
 import { sameOriginGuard, sessionUser } from './guards.ts';
+import { securityHeaders } from './security-headers.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { usageRoutes } from './usage-routes.ts';
+import { userRoutes } from './user-routes.ts';
 
 export interface ConsoleAppOptions {
   secureCookies: boolean;
@@ -23,6 +27,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.use(securityHeaders());
 
   app.get('/healthz', (_request, response) => void response.json({ status: 'ok' }));
   app.get('/readyz', async (_request, response) => {
@@ -40,7 +45,10 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(sessionUser(context.stores.lookups, context.keys.sessions));
   api.use(authRoutes(context, { secureCookies: options.secureCookies }));
   api.use(tokenRoutes(context));
-  api.use(usageRoutes(context.stores.usage));
+  api.use(usageRoutes(context.stores.usage, context.stores.lookups));
+  api.use(accountRoutes(context, { secureCookies: options.secureCookies }));
+  api.use(channelRoutes(context));
+  api.use(userRoutes(context));
   api.use((request) => {
     throw new ApiError(404, 'not_found', `No console API route ${request.method} ${request.path}.`);
   });

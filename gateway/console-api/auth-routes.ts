@@ -10,16 +10,27 @@ import type { CommandContext } from '../commands/command-context.ts';
 import { decoyPasswordHash, verifyPassword } from '../security/passwords.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
 import { currentUser } from './guards.ts';
-import { clearSessionCookie, createSessionValue, setSessionCookie } from './sessions.ts';
+import { clearSessionCookie, createSessionValue, passwordFingerprint, setSessionCookie } from './sessions.ts';
 
 export function userView(user: UserDocument): UserView {
   return { id: user.userId, email: user.email, name: user.name, role: user.role };
 }
 
+/** Sets a fresh session cookie for the user, bound to their current password. */
+export function startSession(
+  response: Parameters<typeof setSessionCookie>[0],
+  user: UserDocument,
+  sessionKey: Buffer,
+  secureCookies: boolean,
+): void {
+  const fingerprint = passwordFingerprint(user.passwordHash, sessionKey);
+  setSessionCookie(response, createSessionValue(user.userId, fingerprint, sessionKey, Date.now()), secureCookies);
+}
+
 export function authRoutes(context: CommandContext, { secureCookies }: { secureCookies: boolean }): Router {
   const router = Router();
   const signIn = (response: Parameters<typeof setSessionCookie>[0], user: UserDocument) =>
-    setSessionCookie(response, createSessionValue(user.userId, context.keys.sessions, Date.now()), secureCookies);
+    startSession(response, user, context.keys.sessions, secureCookies);
 
   router.post('/auth/register', async (request, response) => {
     const input = parseOrThrow(registerRequestSchema, request.body);
@@ -30,10 +41,13 @@ export function authRoutes(context: CommandContext, { secureCookies }: { secureC
 
   router.post('/auth/login', async (request, response) => {
     const input = parseOrThrow(loginRequestSchema, request.body);
+    await context.stores.lookups.ensureEmail(input.email);
     const user = context.stores.lookups.userByEmail(input.email);
     // Verify against a decoy when the email is unknown, so the answer time does not reveal accounts.
     const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash));
     if (!user || !valid) throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect.');
+    if (user.disabled)
+      throw new ApiError(403, 'account_disabled', 'This account is disabled. Ask an administrator to enable it.');
     signIn(response, user);
     response.json(userView(user));
   });

@@ -6,7 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { ApiError } from './api-error.ts';
-import { readCookie, readSessionValue, SESSION_COOKIE } from './sessions.ts';
+import { passwordFingerprint, readCookie, readSessionValue, SESSION_COOKIE } from './sessions.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -49,9 +49,12 @@ declare module 'express-serve-static-core' {
 
 export function sessionUser(lookups: LookupReadModel, sessionKey: Buffer): RequestHandler {
   return function attachUser(request: Request, _response: Response, next: NextFunction) {
-    const userId = readSessionValue(readCookie(request, SESSION_COOKIE), sessionKey, Date.now());
-    const user = userId ? lookups.userById(userId) : undefined;
-    if (user) request.user = user;
+    const claims = readSessionValue(readCookie(request, SESSION_COOKIE), sessionKey, Date.now());
+    const user = claims ? lookups.userById(claims.userId) : undefined;
+    // A session ends with a password change (the fingerprint moves) and while the account is disabled.
+    if (user && !user.disabled && claims?.fingerprint === passwordFingerprint(user.passwordHash, sessionKey)) {
+      request.user = user;
+    }
     next();
   };
 }

@@ -1,8 +1,9 @@
 /**
  * @module gateway/console-api/sessions
- * Console sessions are stateless signed cookies (`userId.expiry.signature`, HMAC-SHA256 under a key
- * derived from the server secret), so any gateway node can check them without a shared store. The
- * cookie is httpOnly and SameSite=Lax, and Secure when served over TLS.
+ * Console sessions are stateless signed cookies (`userId.expiry.fingerprint.signature`, HMAC-SHA256
+ * under a key derived from the server secret), so any gateway node can check them without a shared
+ * store. The fingerprint is derived from the password hash: changing the password ends every session
+ * issued before. The cookie is httpOnly and SameSite=Lax, and Secure when served over TLS.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -14,22 +15,32 @@ function sign(payload: string, key: Buffer): string {
   return createHmac('sha256', key).update(payload).digest('base64url');
 }
 
-export function createSessionValue(userId: string, key: Buffer, now: number): string {
-  const payload = `${userId}.${now + SESSION_LIFETIME_MS}`;
+/** A short keyed digest of the password hash: sessions carry it and stop matching once it changes. */
+export function passwordFingerprint(passwordHash: string, key: Buffer): string {
+  return createHmac('sha256', key).update(`password:${passwordHash}`).digest('base64url').slice(0, 16);
+}
+
+export function createSessionValue(userId: string, fingerprint: string, key: Buffer, now: number): string {
+  const payload = `${userId}.${now + SESSION_LIFETIME_MS}.${fingerprint}`;
   return `${payload}.${sign(payload, key)}`;
 }
 
-/** The user id of a valid, unexpired session; null otherwise. */
-export function readSessionValue(value: string | undefined, key: Buffer, now: number): string | null {
+export interface SessionClaims {
+  userId: string;
+  fingerprint: string;
+}
+
+/** The claims of a valid, unexpired session; null otherwise. */
+export function readSessionValue(value: string | undefined, key: Buffer, now: number): SessionClaims | null {
   if (!value) return null;
   const last = value.lastIndexOf('.');
   const payload = value.slice(0, last);
   const signature = Buffer.from(value.slice(last + 1));
   const expected = Buffer.from(sign(payload, key));
   if (last < 0 || signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
-  const [userId, expiry] = payload.split('.');
-  if (!userId || !(Number(expiry) > now)) return null;
-  return userId;
+  const [userId, expiry, fingerprint] = payload.split('.');
+  if (!userId || !fingerprint || !(Number(expiry) > now)) return null;
+  return { userId, fingerprint };
 }
 
 export function readCookie(request: Request, name: string): string | undefined {

@@ -5,7 +5,7 @@
  */
 import { type Request, Router } from 'express';
 import { usageLogsQuerySchema, usageOverviewQuerySchema } from '../../contracts/console-api.ts';
-import type { UsageReadModel } from '../../stores/ports.ts';
+import type { LookupReadModel, UsageReadModel } from '../../stores/ports.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
 import { currentUser } from './guards.ts';
 
@@ -19,7 +19,10 @@ function scopeOf(request: Request, requested: string | undefined): string | null
   return requested === 'all' ? null : requested;
 }
 
-export function usageRoutes(usage: UsageReadModel): Router {
+export function usageRoutes(usage: UsageReadModel, lookups?: LookupReadModel): Router {
+  /** Names keys by id, for the top-keys list and the log (null once a key is gone). */
+  const tokenOf = (tokenId: string | null) => (tokenId && lookups?.tokenById(tokenId)) || null;
+
   const router = Router();
 
   router.get('/usage/overview', async (request, response) => {
@@ -29,7 +32,13 @@ export function usageRoutes(usage: UsageReadModel): Router {
     if (!(to > from)) throw new ApiError(400, 'invalid_request', '`to` must be later than `from`.', 'to');
     if (to - from > MAX_RANGE_MS)
       throw new ApiError(400, 'invalid_request', 'The range may span at most 400 days.', 'from');
-    response.json(await usage.overview({ ...query, userId: scopeOf(request, query.user_id) }));
+    const overview = await usage.overview({ ...query, userId: scopeOf(request, query.user_id) });
+    overview.by_token = overview.by_token?.map((row) => ({
+      ...row,
+      token_name: tokenOf(row.token_id)?.name ?? null,
+      key_hint: tokenOf(row.token_id)?.keyHint ?? null,
+    }));
+    response.json(overview);
   });
 
   router.get('/usage/logs', async (request, response) => {
@@ -37,7 +46,11 @@ export function usageRoutes(usage: UsageReadModel): Router {
       usageLogsQuerySchema.extend({ user_id: usageOverviewQuerySchema.shape.user_id }),
       request.query,
     );
-    response.json(await usage.logs({ ...query, userId: scopeOf(request, query.user_id) }));
+    const page = await usage.logs({ ...query, userId: scopeOf(request, query.user_id) });
+    response.json({
+      ...page,
+      items: page.items.map((item) => ({ ...item, token_name: tokenOf(item.token_id)?.name ?? null })),
+    });
   });
 
   return router;

@@ -7,6 +7,7 @@ import type { EventOfType, GatewayEventType } from '../../contracts/events/index
 
 const currentVersion: Record<GatewayEventType, 1> = {
   'user.registered': 1,
+  'user.updated': 1,
   'token.issued': 1,
   'token.updated': 1,
   'token.revoked': 1,

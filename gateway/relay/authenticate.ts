@@ -36,6 +36,13 @@ export function authenticateKey(
   if (token.revoked)
     throw new GatewayError('authentication', 'This API key has been revoked. Create a new key in the console.');
   if (!token.enabled) throw new GatewayError('authentication', 'This API key is disabled. Enable it in the console.');
+  if (lookups.userById(token.userId)?.disabled) {
+    throw new GatewayError(
+      'authentication',
+      'The account this API key belongs to is disabled. Ask an administrator to enable it.',
+      { code: 'account_disabled' },
+    );
+  }
   if (token.expiresAt && Date.parse(token.expiresAt) <= now) {
     throw new GatewayError(
       'authentication',

@@ -119,6 +119,14 @@ describe('users', () => {
     expect(users.evolve(null, registered)).toEqual({ ...registered.body, createdAt: registered.occurredAt });
   });
 
+  it('user.updated changes only the fields it names, and ignores unknown accounts', () => {
+    const update = event('user.updated', { userId: 'u1', disabled: true, role: 'user' });
+    const given = users.evolve(null, registered);
+    expect(users.evolve(given, update)).toEqual({ ...given, disabled: true, role: 'user' });
+    expect(users.evolve(users.evolve(given, update), update)).toEqual(users.evolve(given, update));
+    expect(users.evolve(null, update)).toBeNull();
+  });
+
   it('a replayed registration keeps the first creation time', () => {
     const later = { ...registered, occurredAt: '2030-01-01T00:00:00.000Z' };
     expect(users.evolve(users.evolve(null, registered), later)?.createdAt).toBe(registered.occurredAt);

@@ -5,6 +5,7 @@
  * keyset cursor, so a page costs the same however deep it is.
  */
 import type {
+  UsageLatency,
   UsageLogEntry,
   UsageLogsPage,
   UsageLogsQuery,
@@ -74,6 +75,12 @@ export class SqliteUsageQueries implements UsageReadModel {
         `SELECT model, ${sums} FROM usage_hourly WHERE ${where} GROUP BY model ORDER BY sum(prompt_tokens) + sum(completion_tokens) DESC`,
       )
       .all(parameters) as Array<TotalsRow & { model: string }>;
+    const byToken = this.#database
+      .prepare(
+        `SELECT token_id, ${sums} FROM usage_hourly WHERE ${where} AND token_id != ''
+         GROUP BY token_id ORDER BY prompt_tokens + completion_tokens DESC, calls DESC LIMIT 10`,
+      )
+      .all(parameters) as Array<TotalsRow & { token_id: string }>;
     return {
       from: new Date(parameters.from).toISOString(),
       to: new Date(to).toISOString(),
@@ -81,6 +88,36 @@ export class SqliteUsageQueries implements UsageReadModel {
       totals: totalsOf(totals),
       series: series.map((row) => ({ bucket: new Date(row.bucket).toISOString(), model: row.model, ...totalsOf(row) })),
       by_model: byModel.map((row) => ({ model: row.model, ...totalsOf(row) })),
+      latency: this.#latency(where, parameters),
+      by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf(row) })),
+    };
+  }
+
+  /** The average from the rollups; the 95th percentile (nearest rank) from the raw rows of the range. */
+  #latency(rollupWhere: string, parameters: Record<string, unknown>): UsageLatency {
+    const average = this.#database
+      .prepare(`SELECT sum(latency_ms_sum) / sum(calls) AS average FROM usage_hourly WHERE ${rollupWhere}`)
+      .pluck()
+      .get(parameters) as number | null;
+    const conditions = ['started_at >= @from', 'started_at < @to', 'latency_ms IS NOT NULL', 'request_applied = 1'];
+    if (parameters['userId'] !== null) conditions.push('user_id = @userId');
+    if (parameters['model'] !== null) conditions.push('model_requested = @model');
+    if (parameters['tokenId'] !== null) conditions.push('token_id = @tokenId');
+    const where = conditions.join(' AND ');
+    const count = this.#database
+      .prepare(`SELECT count(*) FROM requests WHERE ${where}`)
+      .pluck()
+      .get(parameters) as number;
+    const p95 =
+      count === 0
+        ? null
+        : (this.#database
+            .prepare(`SELECT latency_ms FROM requests WHERE ${where} ORDER BY latency_ms LIMIT 1 OFFSET @offset`)
+            .pluck()
+            .get({ ...parameters, offset: Math.ceil(0.95 * count) - 1 }) as number);
+    return {
+      average_ms: average === null ? null : Math.round(average),
+      p95_ms: p95 === null ? null : Math.round(p95),
     };
   }
 
@@ -93,6 +130,9 @@ export class SqliteUsageQueries implements UsageReadModel {
     if (query.to) conditions.push('started_at < @to');
     if (query.model) conditions.push('model_requested = @model');
     if (query.token_id) conditions.push('token_id = @tokenId');
+    // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
+    if (query.status === 'ok') conditions.push('coalesce(status, 200) < 400 AND error_type IS NULL');
+    if (query.status === 'error') conditions.push('(coalesce(status, 200) >= 400 OR error_type IS NOT NULL)');
     if (cursor) conditions.push('(started_at < @cursorTime OR (started_at = @cursorTime AND request_id < @cursorId))');
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const rows = this.#database

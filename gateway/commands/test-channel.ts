@@ -1,0 +1,74 @@
+/**
+ * @module gateway/commands/test-channel
+ * The console's channel test: one non-streamed request for a single token, sent straight to the
+ * channel's upstream (no routing, no usage recorded), reporting whether it answered and how fast.
+ */
+import { request } from 'undici';
+import type { ChannelTestResult } from '../../contracts/console-api.ts';
+import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
+import { ApiError } from '../console-api/api-error.ts';
+import { buildAnthropicRequest } from '../providers/anthropic/request.ts';
+import { buildOpenAIRequest } from '../providers/openai/request.ts';
+import type { RelayInput } from '../providers/provider.ts';
+import { transportError } from '../relay/upstream-client.ts';
+import { upstreamError } from '../relay/upstream-error.ts';
+import { decryptSecret } from '../security/upstream-key-cipher.ts';
+
+const TEST_TIMEOUT_MS = 20_000;
+
+export async function testChannel(
+  channel: ChannelDocument,
+  encryptionKey: Buffer,
+  model: string | undefined = channel.models[0],
+  now: () => number = Date.now,
+): Promise<ChannelTestResult> {
+  if (!model) throw new ApiError(400, 'invalid_request', 'The channel lists no model to test with.', 'model');
+  const input: RelayInput = {
+    route: {
+      channel: {
+        channelId: channel.channelId,
+        name: channel.name,
+        type: channel.type,
+        baseUrl: channel.baseUrl,
+        apiKey: decryptSecret(channel.apiKeyCiphertext, encryptionKey),
+        priority: channel.priority,
+        weight: channel.weight,
+        modelMapping: channel.modelMapping,
+        thinkingToContent: false,
+      },
+      upstreamModel: channel.modelMapping[model] ?? model,
+    },
+    body: { model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
+    stream: false,
+    clientHeaders: {},
+  };
+  const built = (channel.type === 'anthropic' ? buildAnthropicRequest : buildOpenAIRequest)(input).upstream;
+  const started = now();
+  const result = (ok: boolean, status: number, error: string | null): ChannelTestResult => ({
+    ok,
+    status,
+    latency_ms: Math.round(now() - started),
+    model,
+    error,
+  });
+  try {
+    const response = await request(built.url, {
+      method: 'POST',
+      headers: built.headers,
+      body: built.body,
+      signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+    });
+    const text = await response.body.text();
+    if (response.statusCode >= 400) {
+      return result(
+        false,
+        response.statusCode,
+        upstreamError(response.statusCode, text.slice(0, 4096), undefined).message,
+      );
+    }
+    return result(true, response.statusCode, null);
+  } catch (error) {
+    const timedOut = (error as Error).name === 'TimeoutError';
+    return result(false, 0, timedOut ? 'The upstream did not answer within 20 s.' : transportError(error).message);
+  }
+}
