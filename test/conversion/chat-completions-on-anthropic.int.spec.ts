@@ -7,6 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { UPSTREAM_KEY_ANTHROPIC } from '../support/gateway-harness.ts';
 import { type ConversionGateway, startConversionGateway } from './support/gateway-clients.ts';
+import { checkOpenAIStream } from './support/openai-stream-rules.ts';
+import { readFrames } from './support/read-frames.ts';
 
 let gateway: ConversionGateway;
 const model = 'claude-sonnet-4-5';
@@ -115,5 +117,47 @@ describe('non-streamed', () => {
     expect(response.headers.get('x-gateway-warnings')).toBe(
       'presence_penalty dropped: no Anthropic equivalent; seed dropped: no Anthropic equivalent',
     );
+  });
+});
+
+describe('streamed', () => {
+  it('streams through chat.completions.stream().finalChatCompletion()', async () => {
+    const stream = gateway.openai.chat.completions.stream({ model, messages: hello });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    stream.on('chunk', (chunk) => chunks.push(chunk));
+    const final = await stream.finalChatCompletion();
+    expect(final.choices[0]!.message.content).toBe('Hello! How can I help you today?');
+    expect(final.choices[0]!.finish_reason).toBe('stop');
+    expect(final.model).toBe('claude-sonnet-4-5-20250929');
+    expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true);
+    expect((sent().body as any).stream).toBe(true);
+  });
+
+  it.each([true, false])('keeps every chunk rule on the wire, include_usage %s', async (includeUsage) => {
+    gateway.harness.upstream.next('parallel-tool-calls');
+    const response = await gateway.post('/v1/chat/completions', {
+      model,
+      messages: [{ role: 'user', content: 'Weather in Paris and London?' }],
+      tools: [weatherTool],
+      stream: true,
+      ...(includeUsage && { stream_options: { include_usage: true } }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const { violations, completion } = checkOpenAIStream(await readFrames(response), { includeUsage });
+    expect(violations).toEqual([]);
+    expect(completion.finishReason).toBe('tool_calls');
+    expect(completion.toolCalls.map((call) => call.name)).toEqual(['get_weather', 'get_weather']);
+    if (includeUsage) expect(completion.usage).toMatchObject({ prompt_tokens: 603, completion_tokens: 115 });
+  });
+
+  it('streams parallel tool calls with per-call indexes the SDK accumulates', async () => {
+    gateway.harness.upstream.next('parallel-tool-calls');
+    const final = await gateway.openai.chat.completions
+      .stream({ model, messages: [{ role: 'user', content: 'Paris and London?' }], tools: [weatherTool] })
+      .finalChatCompletion();
+    const calls = final.choices[0]!.message.tool_calls as OpenAI.ChatCompletionMessageFunctionToolCall[];
+    expect(calls.map((call) => JSON.parse(call.function.arguments).city)).toEqual(['Paris', 'London']);
+    expect(final.choices[0]!.message.content).toBe("I'll check the weather in both cities.");
+    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
   });
 });

@@ -6,7 +6,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { UPSTREAM_KEY_OPENAI } from '../support/gateway-harness.ts';
+import { checkAnthropicStream } from './support/anthropic-stream-rules.ts';
 import { type ConversionGateway, startConversionGateway } from './support/gateway-clients.ts';
+import { readFrames } from './support/read-frames.ts';
 
 let gateway: ConversionGateway;
 const model = 'gpt-4o-mini';
@@ -98,5 +100,54 @@ describe('non-streamed', () => {
       type: 'image_url',
       image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' },
     });
+  });
+});
+
+describe('streamed', () => {
+  it('streams through messages.stream().finalMessage(), asking the upstream for usage', async () => {
+    const events: string[] = [];
+    const stream = gateway.anthropic.messages.stream({ model, max_tokens: 256, messages: hello });
+    stream.on('streamEvent', (event) => events.push(event.type));
+    const final = await stream.finalMessage();
+    expect(final.content).toEqual([{ type: 'text', text: 'Hello! How can I help you today?' }]);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage).toMatchObject({ input_tokens: 23, output_tokens: 12 });
+    expect(events[0]).toBe('message_start');
+    expect(events.slice(-2)).toEqual(['message_delta', 'message_stop']);
+    expect((sent().body as any).stream_options).toEqual({ include_usage: true });
+  });
+
+  it.each(['text', 'tool-call', 'parallel-tool-calls', 'thinking'])(
+    'keeps every event rule on the wire: %s',
+    async (fixture) => {
+      gateway.harness.upstream.next(fixture);
+      const response = await gateway.post('/v1/messages', {
+        model,
+        max_tokens: 256,
+        messages: hello,
+        stream: true,
+        tools,
+      });
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const { violations } = checkAnthropicStream(await readFrames(response));
+      expect(violations).toEqual([]);
+    },
+  );
+
+  it('streams a tool use as input_json_delta, and the SDK assembles the input', async () => {
+    const deltas: string[] = [];
+    const stream = gateway.anthropic.messages.stream({
+      model,
+      max_tokens: 256,
+      messages: [{ role: 'user', content: 'Weather in Paris and London?' }],
+      tools,
+    });
+    stream.on('inputJson', (partial) => deltas.push(partial));
+    const final = await stream.finalMessage();
+    expect(final.stop_reason).toBe('tool_use');
+    expect(final.content).toEqual([
+      { type: 'tool_use', id: 'call_Hx5nB2qW8eJr4tY6uK9pL3mV', name: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    expect(deltas.join('')).toBe('{"city":"Paris"}');
   });
 });
