@@ -7,12 +7,13 @@ import { createRuntime } from './runtime.ts';
 
 async function main(): Promise<void> {
   const settings = readSettings();
-  const runtime = await createRuntime(settings);
+  const role = process.argv.includes('--role=gateway') ? 'gateway' : 'all';
+  const runtime = await createRuntime(settings, { role });
   await new Promise<void>((resolve) => runtime.server.listen(settings.port, settings.host, resolve));
   const base = `http://localhost:${settings.port}`;
   const log = (message: string, extra: Record<string, unknown> = {}) =>
     console.log(JSON.stringify({ level: 'info', msg: message, ...extra }));
-  log('gateway started', { url: base, mode: runtime.stores.mode, dataDirectory: settings.dataDirectory });
+  log('gateway started', { url: base, mode: runtime.stores.mode, role, dataDirectory: settings.dataDirectory });
   if (runtime.seeded.admin) log('created the first admin from ADMIN_EMAIL', { email: runtime.seeded.admin });
   if (runtime.stores.lookups.channels().length === 0) {
     log(

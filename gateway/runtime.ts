@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createClusterStores, startClusterProjector } from '../stores/cluster/index.ts';
 import { createEmbeddedStores } from '../stores/embedded/index.ts';
 import type { Stores } from '../stores/ports.ts';
 import { ensureAdmin } from './commands/accounts.ts';
@@ -16,6 +17,7 @@ import { readConfigFile } from './config/config-file.ts';
 import type { Settings } from './config/settings.ts';
 import { createConsoleApp } from './console-api/app.ts';
 import { EventPublisher } from './events/publisher.ts';
+import { log } from './log.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
 import { UpstreamClient } from './relay/upstream-client.ts';
 import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
@@ -37,14 +39,26 @@ export interface GatewayRuntime {
   close(): Promise<void>;
 }
 
-export async function createRuntime(settings: Settings): Promise<GatewayRuntime> {
-  if (settings.cluster)
-    throw new Error(
-      'Cluster mode is not available in this build yet; unset KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL.',
-    );
-  const secret = loadServerSecret({ secret: settings.secret, dataDirectory: settings.dataDirectory, required: false });
+export interface RuntimeOptions {
+  /** `all` (npm start) also runs the cluster projector in this process; `gateway` serves only. */
+  role?: 'all' | 'gateway';
+}
+
+export async function createRuntime(
+  settings: Settings,
+  { role = 'all' }: RuntimeOptions = {},
+): Promise<GatewayRuntime> {
+  const secret = loadServerSecret({
+    secret: settings.secret,
+    dataDirectory: settings.dataDirectory,
+    required: settings.cluster !== null,
+  });
   const keys = deriveKeys(secret);
-  const stores = createEmbeddedStores(settings.dataDirectory);
+  const stores: Stores = settings.cluster
+    ? await createClusterStores(settings.cluster, settings.dataDirectory, log.warn)
+    : createEmbeddedStores(settings.dataDirectory);
+  // In embedded mode the projector is always in-process; in the cluster it is a role of its own.
+  const projector = settings.cluster && role === 'all' ? await startClusterProjector(settings.cluster, log.warn) : null;
   const context: CommandContext = { stores, keys, now: () => new Date() };
   const admin = await ensureAdmin(context, settings.adminEmail, settings.adminPassword);
   const channels = settings.configFile ? await seedChannels(context, readConfigFile(settings.configFile).channels) : 0;
@@ -86,6 +100,7 @@ export async function createRuntime(settings: Settings): Promise<GatewayRuntime>
       });
       await publisher.close();
       await upstream.close();
+      await projector?.close();
       await stores.close();
     },
   };

@@ -30,7 +30,10 @@ export function createGatewayServer(relay: RelayDependencies, consoleApp: Expres
       void handleRelay(endpoint, request, response, relay);
       return;
     }
-    if (path === '/v1/models' && request.method === 'GET') return handleModels(request, response, relay);
+    if (path === '/v1/models' && request.method === 'GET') {
+      void handleModels(request, response, relay);
+      return;
+    }
     consoleApp(request, response);
   });
   // Streams can be long; Node's default request timeout (300 s) would cut slow generations.

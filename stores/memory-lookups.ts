@@ -99,6 +99,12 @@ export class MemoryLookups implements LookupReadModel {
     this.#channelListeners.push(listener);
   }
 
+  // Everything is in memory already; the cluster replica overrides these to read Redis on a miss.
+  async ensureKeyHash(_keyHash: string): Promise<void> {}
+  async ensureUser(_userId: string): Promise<void> {}
+  async ensureEmail(_email: string): Promise<void> {}
+  async ensureToken(_tokenId: string): Promise<void> {}
+
   clear(): void {
     for (const map of [
       this.#tokens,

@@ -32,6 +32,14 @@ export interface LookupReadModel {
   channels(): ChannelDocument[];
   /** Called whenever channels change, so routers can rebuild their tables. */
   onChannelsChanged(listener: () => void): void;
+  /**
+   * Make sure the document is in memory if it exists anywhere: a no-op in embedded mode, a Redis read
+   * on a miss in the cluster (a key or account created through another node moments ago).
+   */
+  ensureKeyHash(keyHash: string): Promise<void>;
+  ensureUser(userId: string): Promise<void>;
+  ensureEmail(email: string): Promise<void>;
+  ensureToken(tokenId: string): Promise<void>;
 }
 
 export interface UsageReadModel {
@@ -45,7 +53,11 @@ export interface UsageReadModel {
  * read models this process serves.
  */
 export interface ProjectionSync {
-  caughtUp(): Promise<void>;
+  /**
+   * In the cluster the events just appended by this node are applied to the shared lookups
+   * (write-through) and to this node's replica before this resolves.
+   */
+  caughtUp(events?: readonly GatewayEvent[]): Promise<void>;
 }
 
 export interface Stores {

@@ -15,6 +15,7 @@ export async function registerUser(
   input: { email: string; password: string; name?: string | undefined; role?: Role },
 ): Promise<UserDocument> {
   const email = input.email.toLowerCase();
+  await context.stores.lookups.ensureEmail(email);
   if (context.stores.lookups.userByEmail(email)) {
     throw new ApiError(409, 'email_taken', 'An account with this email already exists. Sign in instead.', 'email');
   }

@@ -15,5 +15,5 @@ export interface CommandContext {
 
 export async function commit(context: CommandContext, ...events: GatewayEvent[]): Promise<void> {
   await context.stores.events.append(events);
-  await context.stores.sync.caughtUp();
+  await context.stores.sync.caughtUp(events);
 }

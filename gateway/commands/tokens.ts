@@ -64,6 +64,7 @@ export async function updateToken(
   tokenId: string,
   input: UpdateTokenRequest,
 ): Promise<TokenDocument> {
+  await context.stores.lookups.ensureToken(tokenId);
   const token = ownedToken(context, userId, tokenId);
   if (token.revoked) throw new ApiError(409, 'token_revoked', 'A revoked key cannot be changed.');
   await commit(
@@ -86,6 +87,7 @@ export async function updateToken(
 }
 
 export async function revokeToken(context: CommandContext, userId: string, tokenId: string): Promise<TokenDocument> {
+  await context.stores.lookups.ensureToken(tokenId);
   const token = ownedToken(context, userId, tokenId);
   if (!token.revoked) await commit(context, newEvent('token.revoked', { tokenId, userId }, context.now()));
   return context.stores.lookups.tokenById(tokenId)!;

@@ -3,6 +3,7 @@
  * Every setting comes from the environment (documented in the README's configuration reference).
  */
 import path from 'node:path';
+import type { ClusterSettings } from '../../stores/cluster/connections.ts';
 
 export interface Settings {
   port: number;
@@ -20,8 +21,7 @@ export interface Settings {
   upstreamIdleTimeoutMs: number;
   /** mark session cookies Secure (set when the gateway is served over TLS) */
   secureCookies: boolean;
-  /** allow channel base URLs on private/loopback addresses (off for fetching user-supplied URLs) */
-  cluster: { kafkaBrokers: string; clickhouseUrl: string; redisUrl: string } | null;
+  cluster: ClusterSettings | null;
   logLevel: string;
 }
 
@@ -53,7 +53,14 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     secureCookies: environment.SECURE_COOKIES === 'true',
     cluster:
       clusterVariables === 3
-        ? { kafkaBrokers: KAFKA_BROKERS!, clickhouseUrl: CLICKHOUSE_URL!, redisUrl: REDIS_URL! }
+        ? {
+            kafkaBrokers: KAFKA_BROKERS!,
+            clickhouseUrl: CLICKHOUSE_URL!,
+            redisUrl: REDIS_URL!,
+            namespace: environment.CLUSTER_NAMESPACE ?? 'gateway.',
+            clickhouseDatabase: environment.CLICKHOUSE_DATABASE ?? 'gateway',
+            trafficRetentionHours: integer(environment.TRAFFIC_RETENTION_HOURS, 168, 'TRAFFIC_RETENTION_HOURS'),
+          }
         : null,
     logLevel: environment.LOG_LEVEL ?? 'info',
   };

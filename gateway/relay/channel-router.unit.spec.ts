@@ -39,6 +39,10 @@ class FakeLookups implements LookupReadModel {
   userByEmail = () => undefined;
   userById = () => undefined;
   users = () => [];
+  ensureKeyHash = async () => {};
+  ensureUser = async () => {};
+  ensureEmail = async () => {};
+  ensureToken = async () => {};
   channels(): ChannelDocument[] {
     return this.documents;
   }

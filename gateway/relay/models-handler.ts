@@ -12,17 +12,17 @@ import { requestIdOf } from './relay-handler.ts';
 
 const CREATED = Math.floor(Date.UTC(2025, 0, 1) / 1000);
 
-export function handleModels(
+export async function handleModels(
   request: IncomingMessage,
   response: ServerResponse,
   dependencies: RelayDependencies,
-): void {
+): Promise<void> {
   const anthropicStyle = Boolean(request.headers['x-api-key'] && request.headers['anthropic-version']);
   const endpoint: EndpointSpec = anthropicStyle ? messagesEndpoint : chatCompletionsEndpoint;
   const requestId = requestIdOf(request);
   response.setHeader('x-request-id', requestId);
   try {
-    const { token } = authenticateKey(
+    const { token } = await authenticateKey(
       endpoint.keyOf(request.headers),
       dependencies.lookups,
       dependencies.hashingKey,

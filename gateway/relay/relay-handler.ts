@@ -56,7 +56,7 @@ export async function handleRelay(
     }
   });
   try {
-    const { token } = authenticateKey(
+    const { token } = await authenticateKey(
       endpoint.keyOf(request.headers),
       dependencies.lookups,
       dependencies.hashingKey,

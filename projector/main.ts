@@ -1,0 +1,36 @@
+/**
+ * @module projector/main
+ * `npm run projector`: the cluster projector role. Restartable at any point: it resumes from the last
+ * committed offsets and its writes are idempotent.
+ */
+import { readSettings } from '../gateway/config/settings.ts';
+import { log } from '../gateway/log.ts';
+import { startClusterProjector } from '../stores/cluster/index.ts';
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  if (!settings.cluster) {
+    throw new Error(
+      'The projector role is for cluster mode: set KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL. In embedded mode `npm start` projects in-process.',
+    );
+  }
+  const running = await startClusterProjector(settings.cluster, log.warn);
+  log.info('projector started', {
+    namespace: settings.cluster.namespace,
+    database: settings.cluster.clickhouseDatabase,
+  });
+  const report = setInterval(() => log.info('projector progress', running.projector.progress), 30_000);
+  report.unref();
+  const stop = async (signal: string) => {
+    log.info('projector stopping', { signal });
+    await running.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  log.error('projector failed', { error: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

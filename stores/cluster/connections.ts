@@ -1,0 +1,79 @@
+/**
+ * @module stores/cluster/connections
+ * Clients of the three cluster servers, configured for a gateway that must keep serving when one of
+ * them is slow or gone: short connect timeouts and few retries, because the caller has a fallback
+ * (the outbox, the in-memory replica) and a long retry only delays it.
+ */
+import { type ClickHouseClient, createClient as createClickHouseClient } from '@clickhouse/client';
+import { Kafka, logLevel } from 'kafkajs';
+import { createClient as createRedisClient } from 'redis';
+import { schemaStatements } from './clickhouse-schema.ts';
+import { identifier } from './clickhouse-sql.ts';
+import type { Redis } from './redis-keys.ts';
+
+export interface ClusterSettings {
+  kafkaBrokers: string;
+  clickhouseUrl: string;
+  redisUrl: string;
+  /** prefix of topics, consumer groups and Redis keys; lets several deployments share servers */
+  namespace: string;
+  clickhouseDatabase: string;
+  /** how long traffic events stay in Kafka (ClickHouse keeps the history) */
+  trafficRetentionHours: number;
+}
+
+export function connectKafka(settings: ClusterSettings, clientId: string): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: settings.kafkaBrokers.split(',').map((broker) => broker.trim()),
+    connectionTimeout: 1000,
+    requestTimeout: 5000,
+    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
+    // kafkajs logs every reconnect attempt as an error; outages are reported by our own logs instead.
+    logLevel: logLevel.NOTHING,
+  });
+}
+
+export async function ensureTopics(
+  kafka: Kafka,
+  topics: { entity: string; traffic: string },
+  retentionHours: number,
+): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const wanted = [
+      // Entity events are the source of truth of every lookup projection: kept forever.
+      { topic: topics.entity, numPartitions: 3, configEntries: [{ name: 'retention.ms', value: '-1' }] },
+      {
+        topic: topics.traffic,
+        numPartitions: 6,
+        configEntries: [{ name: 'retention.ms', value: String(retentionHours * 3_600_000) }],
+      },
+    ].filter((topic) => !existing.has(topic.topic));
+    if (wanted.length > 0) await admin.createTopics({ topics: wanted, waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export function connectClickHouse(settings: ClusterSettings): ClickHouseClient {
+  return createClickHouseClient({ url: settings.clickhouseUrl, request_timeout: 30_000 });
+}
+
+export async function migrateClickHouse(client: ClickHouseClient, database: string): Promise<void> {
+  for (const statement of schemaStatements(identifier(database))) await client.command({ query: statement });
+}
+
+export async function connectRedis(settings: ClusterSettings): Promise<Redis> {
+  const client = createRedisClient({
+    url: settings.redisUrl,
+    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+  }) as Redis;
+  client.on('error', () => {
+    // Reconnects are automatic; failures surface on the calls that need Redis.
+  });
+  await client.connect();
+  return client;
+}

@@ -1,0 +1,55 @@
+/**
+ * @module stores/cluster/redis-keys
+ * The Redis key layout of the lookup projections, under one prefix (so several deployments or test
+ * runs can share a server):
+ * - `doc:<collection>:<id>`: a document as JSON, with `_eventId`, the newest event applied to it
+ * - `index:<collection>`: the ids of a collection (gateway nodes load their replica from it)
+ * - `keyhash:<hash>` → token id; `email:<email>` → user id
+ * - `usage:<tokenId>`: hash of `used` tokens and `lastUsedAt`
+ * - `applied:<requestId>`: marks a request's usage as counted (expires after a week)
+ * - channel `changes`: `{collection, id}` messages telling gateway nodes what to reload
+ */
+import type { RedisClientType } from 'redis';
+
+export type Redis = RedisClientType;
+
+export class RedisKeys {
+  readonly prefix: string;
+
+  constructor(prefix: string) {
+    this.prefix = prefix;
+  }
+
+  document(collection: string, id: string): string {
+    return `${this.prefix}doc:${collection}:${id}`;
+  }
+
+  index(collection: string): string {
+    return `${this.prefix}index:${collection}`;
+  }
+
+  keyHash(hash: string): string {
+    return `${this.prefix}keyhash:${hash}`;
+  }
+
+  email(email: string): string {
+    return `${this.prefix}email:${email}`;
+  }
+
+  usage(tokenId: string): string {
+    return `${this.prefix}usage:${tokenId}`;
+  }
+
+  applied(requestId: string): string {
+    return `${this.prefix}applied:${requestId}`;
+  }
+
+  get changes(): string {
+    return `${this.prefix}changes`;
+  }
+}
+
+export interface ChangeMessage {
+  collection: 'tokens' | 'users' | 'channels' | 'usage';
+  id: string;
+}

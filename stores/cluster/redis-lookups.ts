@@ -1,0 +1,103 @@
+/**
+ * @module stores/cluster/redis-lookups
+ * A gateway node's lookups in the cluster: an in-memory replica of the Redis projections (loaded at
+ * start, kept current by the `changes` channel), so the hot path reads memory. A miss falls back to
+ * Redis once, which is what makes a key created on another node work here at once.
+ */
+import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
+import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
+import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
+import { MemoryLookups } from '../memory-lookups.ts';
+import type { TokenUsage } from '../ports.ts';
+import type { ChangeMessage, Redis, RedisKeys } from './redis-keys.ts';
+
+type Collection = 'tokens' | 'users' | 'channels';
+
+export class RedisLookups extends MemoryLookups {
+  readonly #redis: Redis;
+  readonly #subscriber: Redis;
+  readonly #keys: RedisKeys;
+
+  constructor(redis: Redis, subscriber: Redis, keys: RedisKeys) {
+    super();
+    this.#redis = redis;
+    this.#subscriber = subscriber;
+    this.#keys = keys;
+  }
+
+  /** Subscribes first, then loads, so no change between the two is missed. */
+  async start(): Promise<void> {
+    await this.#subscriber.subscribe(this.#keys.changes, (message) => {
+      void this.#onChanges(message).catch((error: unknown) =>
+        console.error(JSON.stringify({ level: 'error', msg: 'lookup reload failed', error: String(error) })),
+      );
+    });
+    for (const collection of ['users', 'tokens', 'channels'] as const) {
+      const ids = await this.#redis.sMembers(this.#keys.index(collection));
+      await Promise.all(ids.map((id) => this.reload(collection, id)));
+    }
+  }
+
+  async #onChanges(message: string): Promise<void> {
+    const changes = JSON.parse(message) as ChangeMessage[];
+    await Promise.all(
+      changes.map((change) =>
+        change.collection === 'usage' ? this.reloadUsage(change.id) : this.reload(change.collection, change.id),
+      ),
+    );
+  }
+
+  async reload(collection: Collection, id: string): Promise<void> {
+    const stored = await this.#redis.get(this.#keys.document(collection, id));
+    const document = stored ? (JSON.parse(stored) as Record<string, unknown>) : null;
+    if (document) delete document['_eventId'];
+    this.put(collection, id, document);
+    if (collection === 'tokens' && document) await this.reloadUsage(id);
+  }
+
+  async reloadUsage(tokenId: string): Promise<void> {
+    const usage = await this.#redis.hGetAll(this.#keys.usage(tokenId));
+    const value: TokenUsage = { usedTokens: Number(usage['used'] ?? 0), lastUsedAt: usage['lastUsedAt'] ?? null };
+    this.putUsage(tokenId, value);
+  }
+
+  /**
+   * While Redis is unreachable a miss stays a miss: known keys keep working from memory, a key created
+   * on another node during the outage is refused until Redis answers (documented in the README).
+   */
+  async #tolerant(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      console.error(
+        JSON.stringify({ level: 'warn', msg: 'Redis lookup failed; answering from memory', error: String(error) }),
+      );
+    }
+  }
+
+  override async ensureKeyHash(keyHash: string): Promise<void> {
+    if (this.tokenByKeyHash(keyHash)) return;
+    await this.#tolerant(async () => {
+      const tokenId = await this.#redis.get(this.#keys.keyHash(keyHash));
+      if (tokenId) await this.reload('tokens', tokenId);
+    });
+  }
+
+  override async ensureUser(userId: string): Promise<void> {
+    if (!this.userById(userId)) await this.#tolerant(() => this.reload('users', userId));
+  }
+
+  override async ensureEmail(email: string): Promise<void> {
+    if (this.userByEmail(email)) return;
+    await this.#tolerant(async () => {
+      const userId = await this.#redis.get(this.#keys.email(email.toLowerCase()));
+      if (userId) await this.reload('users', userId);
+    });
+  }
+
+  override async ensureToken(tokenId: string): Promise<void> {
+    if (!this.tokenById(tokenId)) await this.#tolerant(() => this.reload('tokens', tokenId));
+  }
+}
+
+export type { ChannelDocument, TokenDocument, UserDocument };
