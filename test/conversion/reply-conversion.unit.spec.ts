@@ -102,6 +102,20 @@ describe('Anthropic reply → Chat Completion', () => {
     });
   });
 
+  it('pitfall 12: redacted thinking is kept in thinking_blocks, so the client can send it back unchanged', () => {
+    const body = {
+      ...(loadJsonFixture('anthropic-thinking').body as any),
+      content: [
+        { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
+        { type: 'text', text: '391' },
+      ],
+    };
+    const completion = anthropicForChatCompletions.readResponse(body, relayInput(chatRequest)).clientBody as any;
+    expect(completion.choices[0].message.thinking_blocks).toEqual([
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
+    ]);
+  });
+
   it('thinking_to_content: <think>…</think> then the answer, and no reasoning field', () => {
     const source = loadJsonFixture('anthropic-thinking').body as any;
     const { completion } = asCompletion('anthropic-thinking', chatRequest, true);
