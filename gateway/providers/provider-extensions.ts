@@ -23,7 +23,8 @@ export interface CountedStreamOutcome extends StreamOutcome {
 }
 
 export function withWarnings(built: BuiltRequest, warnings: string[]): BuiltRequestWithWarnings {
-  return { ...built, warnings };
+  // A request with many blocks of one dropped kind yields one warning, not one per block.
+  return { ...built, warnings: [...new Set(warnings)] };
 }
 
 export function warningsOf(built: BuiltRequest): string[] {

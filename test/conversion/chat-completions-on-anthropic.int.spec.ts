@@ -106,6 +106,15 @@ describe('non-streamed', () => {
     expect(gateway.harness.upstream.requests).toHaveLength(0);
   });
 
+  it('names each dropped kind of content once in x-gateway-warnings', async () => {
+    const audio = { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } };
+    const response = await gateway.post('/v1/chat/completions', {
+      model,
+      messages: [{ role: 'user', content: [audio, audio, { type: 'text', text: 'Hi' }] }],
+    });
+    expect(response.headers.get('x-gateway-warnings')).toBe('input_audio part dropped: Anthropic has no equivalent');
+  });
+
   it('names dropped parameters in x-gateway-warnings', async () => {
     const response = await gateway.post('/v1/chat/completions', {
       model,
