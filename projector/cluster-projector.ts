@@ -32,8 +32,8 @@ export class ClusterProjector {
     this.#options = options;
     this.#consumer = options.kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
       maxBytesPerPartition: 4 * 1024 * 1024,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },
     });

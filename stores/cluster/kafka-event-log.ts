@@ -21,21 +21,24 @@ export function topicNames(prefix: string): TopicNames {
 
 const DRAIN_BATCH = 1000;
 
+/** A send that has not finished by then is treated as failed (and may be repeated: consumers deduplicate). */
+const SEND_TIMEOUT_MS = 10_000;
+
 export class KafkaEventLog implements EventLog {
-  readonly #producer: Producer;
+  readonly #kafka: Kafka;
+  #producer: Producer;
   readonly #topics: TopicNames;
   readonly #outbox: Outbox;
   readonly #onError: (error: unknown) => void;
   #draining: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #connected = false;
+  /** Set while Kafka refuses: one log line per outage, not one per retry. */
+  #failing = false;
 
   constructor(kafka: Kafka, topics: TopicNames, outbox: Outbox, onError: (error: unknown) => void = () => {}) {
-    this.#producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
-    });
+    this.#kafka = kafka;
+    this.#producer = this.#newProducer();
     this.#topics = topics;
     this.#outbox = outbox;
     this.#onError = onError;
@@ -51,6 +54,25 @@ export class KafkaEventLog implements EventLog {
     await this.#connect().catch((error: unknown) => this.#onError(error));
   }
 
+  #newProducer(): Producer {
+    return this.#kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+    });
+  }
+
+  /**
+   * After a broker restart a kafkajs producer can stay stuck on its old connection and never settle a
+   * send again; a failed producer is therefore dropped and the next attempt starts a fresh one.
+   */
+  async #replaceProducer(): Promise<void> {
+    const broken = this.#producer;
+    this.#producer = this.#newProducer();
+    this.#connected = false;
+    await Promise.race([broken.disconnect().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1000))]);
+  }
+
   async #connect(): Promise<void> {
     if (this.#connected) return;
     await this.#producer.connect();
@@ -58,6 +80,25 @@ export class KafkaEventLog implements EventLog {
   }
 
   async #send(events: readonly GatewayEvent[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Kafka did not acknowledge within ${SEND_TIMEOUT_MS} ms`)),
+        SEND_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([this.#sendNow(events), timeout]);
+      this.#failing = false;
+    } catch (error) {
+      await this.#replaceProducer();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #sendNow(events: readonly GatewayEvent[]): Promise<void> {
     await this.#connect();
     const byTopic = new Map<string, Array<{ key: string; value: string }>>();
     for (const event of events) {
@@ -79,7 +120,7 @@ export class KafkaEventLog implements EventLog {
         await this.#send(events);
         return;
       } catch (error) {
-        this.#onError(error);
+        this.#reportFailure(error);
       }
     }
     // Durable locally before we return: the events are not lost, only late.
@@ -89,20 +130,30 @@ export class KafkaEventLog implements EventLog {
 
   /** Sends what the outbox holds, oldest first, until it is empty or Kafka refuses. */
   drain(): Promise<void> {
-    this.#draining ??= (async () => {
-      try {
-        while (this.#outbox.size > 0) {
-          const { events, through } = this.#outbox.peek(DRAIN_BATCH);
-          await this.#send(events);
-          this.#outbox.remove(through);
-        }
-      } catch (error) {
-        this.#onError(error);
-      } finally {
-        this.#draining = null;
-      }
-    })();
+    // `.finally` runs asynchronously, so the field is cleared after it is set, even when there was
+    // nothing to send (an async body with no await would clear it before the assignment).
+    this.#draining ??= this.#drainOutbox().finally(() => {
+      this.#draining = null;
+    });
     return this.#draining;
+  }
+
+  async #drainOutbox(): Promise<void> {
+    try {
+      while (this.#outbox.size > 0) {
+        const { events, through } = this.#outbox.peek(DRAIN_BATCH);
+        await this.#send(events);
+        this.#outbox.remove(through);
+      }
+    } catch (error) {
+      this.#reportFailure(error);
+    }
+  }
+
+  #reportFailure(error: unknown): void {
+    if (this.#failing) return;
+    this.#failing = true;
+    this.#onError(error);
   }
 
   async close(deadlineMs = 10_000): Promise<void> {

@@ -1,0 +1,94 @@
+/**
+ * @module test/cluster/cluster-processes
+ * Real processes of a cluster deployment for tests: gateway nodes (`--role=gateway`) and projectors,
+ * each a child `node --import tsx` process with its own environment, killable with SIGKILL.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface ClusterProcess {
+  child: ChildProcess;
+  output: string[];
+  url?: string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+function start(
+  script: string,
+  args: string[],
+  environment: Record<string, string>,
+  readyLine: RegExp,
+): Promise<ClusterProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: root,
+    env: { ...process.env, ...environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const handle: ClusterProcess = {
+    child,
+    output,
+    kill: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s:\n${output.join('')}`)), 60_000);
+    const onData = (data: Buffer) => {
+      output.push(data.toString());
+      if (output.length > 400) output.splice(0, 200);
+      if (readyLine.test(data.toString())) {
+        clearTimeout(timer);
+        resolve(handle);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (data: Buffer) => output.push(data.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code} before it was ready:\n${output.join('')}`));
+    });
+  });
+}
+
+export async function startGatewayNode(environment: Record<string, string>): Promise<ClusterProcess> {
+  const port = await freePort();
+  const node = await start(
+    'gateway/main.ts',
+    ['--role=gateway'],
+    {
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gateway-node-')),
+      ...environment,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
+    /gateway started/,
+  );
+  node.url = `http://127.0.0.1:${port}`;
+  return node;
+}
+
+export function startProjector(environment: Record<string, string>): Promise<ClusterProcess> {
+  return start('projector/main.ts', [], environment, /projector started/);
+}
