@@ -1,6 +1,9 @@
+import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Only the console's .vue files need it; every other suite is plain TypeScript.
+  plugins: [vue()],
   test: {
     include: [
       'test/**/*.spec.ts',
@@ -8,6 +11,8 @@ export default defineConfig({
       'gateway/**/*.spec.ts',
       'projector/**/*.spec.ts',
       'stores/**/*.spec.ts',
+      // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.
+      'console/src/**/*.unit.spec.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -1,0 +1,15 @@
+/** The signed-in user's API keys. */
+import type {
+  CreatedToken,
+  CreateTokenRequest,
+  ListOf,
+  TokenView,
+  UpdateTokenRequest,
+} from '../../../contracts/console-api.ts';
+import { api } from './client.ts';
+
+export const listTokensApi = () => api.get<ListOf<TokenView>>('/tokens');
+export const createTokenApi = (input: CreateTokenRequest) => api.post<CreatedToken>('/tokens', input);
+export const updateTokenApi = (id: string, input: UpdateTokenRequest) =>
+  api.patch<TokenView>(`/tokens/${encodeURIComponent(id)}`, input);
+export const revokeTokenApi = (id: string) => api.delete<TokenView>(`/tokens/${encodeURIComponent(id)}`);

@@ -1,0 +1,46 @@
+/** CSV (RFC 4180) of usage log rows, with a guard against formula injection in spreadsheet apps. */
+import type { UsageLogEntry } from '../../../contracts/console-api.ts';
+
+export const CSV_COLUMNS = [
+  'started_at',
+  'request_id',
+  'token_id',
+  'token_name',
+  'endpoint',
+  'model_requested',
+  'model_served',
+  'stream',
+  'status',
+  'error_type',
+  'prompt_tokens',
+  'completion_tokens',
+  'usage_estimated',
+  'latency_ms',
+  'first_token_ms',
+] as const satisfies ReadonlyArray<keyof UsageLogEntry>;
+
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  // A cell starting with = + - @ would run as a formula in a spreadsheet.
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function toCsv(rows: readonly UsageLogEntry[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const row of rows) lines.push(CSV_COLUMNS.map((column) => csvCell(row[column])).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Offers text as a file download. */
+export function downloadText(text: string, filename: string, type = 'text/csv;charset=utf-8'): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

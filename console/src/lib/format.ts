@@ -1,0 +1,37 @@
+/** Number, time and duration formatting in the console's current locale. */
+
+export function formatNumber(value: number, locale: string): string {
+  return new Intl.NumberFormat(locale).format(value);
+}
+
+/** 1.2K, 3.4M: for cards and axes. */
+export function formatCompact(value: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
+}
+
+export function formatPercent(ratio: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(ratio);
+}
+
+export function formatDateTime(iso: string | null, locale: string): string {
+  if (!iso) return '—';
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+}
+
+export function formatDate(iso: string | null, locale: string): string {
+  if (!iso) return '—';
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(new Date(iso));
+}
+
+/** Axis labels: `14:00` for hours, `Mar 3` for days. */
+export function formatBucket(iso: string, granularity: 'hour' | 'day', locale: string): string {
+  const options: Intl.DateTimeFormatOptions =
+    granularity === 'hour' ? { hour: '2-digit', minute: '2-digit' } : { month: 'short', day: 'numeric' };
+  return new Intl.DateTimeFormat(locale, options).format(new Date(iso));
+}
+
+export function formatDuration(ms: number | null, locale: string): string {
+  if (ms === null || Number.isNaN(ms)) return '—';
+  if (ms < 1000) return `${formatNumber(Math.round(ms), locale)} ms`;
+  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(ms / 1000)} s`;
+}

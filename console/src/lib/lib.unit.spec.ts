@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { stackByModel } from '../charts/options.ts';
+import { detectLocale } from '../locales/index.ts';
+import { channelFormOf, createRequestOf, parseMapping, updateRequestOf } from './channel-form.ts';
+import { csvCell, toCsv } from './csv.ts';
+import { bucketsOf, defaultGranularity, resolveRange } from './range.ts';
+
+const HOUR = 3_600_000;
+
+describe('ranges', () => {
+  const now = Date.parse('2025-03-10T12:30:00.000Z');
+
+  it('resolves presets to spans ending now, and picks hour or day buckets', () => {
+    const range = resolveRange({ preset: '24h', customFrom: '', customTo: '' }, now);
+    expect(range.to).toBe('2025-03-10T12:30:00.000Z');
+    expect(Date.parse(range.to) - Date.parse(range.from)).toBe(24 * HOUR);
+    expect(defaultGranularity(range)).toBe('hour');
+    expect(defaultGranularity(resolveRange({ preset: '30d', customFrom: '', customTo: '' }, now))).toBe('day');
+  });
+
+  it('takes a custom range as whole local days, in either order', () => {
+    const forward = resolveRange({ preset: 'custom', customFrom: '2025-03-01', customTo: '2025-03-03' }, now);
+    const backward = resolveRange({ preset: 'custom', customFrom: '2025-03-03', customTo: '2025-03-01' }, now);
+    expect(forward).toEqual(backward);
+    expect(Date.parse(forward.to) - Date.parse(forward.from)).toBe(3 * 24 * HOUR);
+  });
+
+  it('lists every bucket of a range so gaps show as zeros', () => {
+    const buckets = bucketsOf({ from: '2025-03-10T10:15:00.000Z', to: '2025-03-10T13:00:00.000Z' }, 'hour');
+    expect(buckets).toEqual(['2025-03-10T10:00:00.000Z', '2025-03-10T11:00:00.000Z', '2025-03-10T12:00:00.000Z']);
+  });
+});
+
+describe('stackByModel', () => {
+  it('puts each model on every bucket, the biggest first', () => {
+    const row = (bucket: string, model: string, calls: number) => ({
+      bucket,
+      model,
+      calls,
+      errors: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: calls * 10,
+    });
+    const stacked = stackByModel(
+      [row('2025-03-10T10:00:00.000Z', 'small', 1), row('2025-03-10T11:00:00.000Z', 'big', 5)],
+      ['2025-03-10T10:00:00.000Z', '2025-03-10T11:00:00.000Z', '2025-03-10T12:00:00.000Z'],
+      'calls',
+    );
+    expect(stacked.models).toEqual(['big', 'small']);
+    expect(stacked.values).toEqual({ big: [0, 5, 0], small: [1, 0, 0] });
+  });
+});
+
+describe('CSV', () => {
+  it('quotes what needs quoting and defuses spreadsheet formulas', () => {
+    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('a,"b"')).toBe('"a,""b"""');
+    expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvCell(null)).toBe('');
+    expect(csvCell(-3)).toBe('-3');
+  });
+
+  it('writes a header and one line per row', () => {
+    const csv = toCsv([
+      {
+        request_id: 'r1',
+        started_at: '2025-03-10T10:00:00.000Z',
+        token_id: 't1',
+        token_name: 'laptop',
+        endpoint: 'chat.completions',
+        model_requested: 'gpt-4o',
+        model_served: 'gpt-4o-2024',
+        stream: true,
+        status: 200,
+        error_type: null,
+        prompt_tokens: 3,
+        completion_tokens: 4,
+        usage_estimated: false,
+        latency_ms: 120,
+        first_token_ms: 40,
+      },
+    ]);
+    const [header, line] = csv.trim().split('\r\n');
+    expect(header!.split(',')).toContain('first_token_ms');
+    expect(line).toBe(
+      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,120,40',
+    );
+  });
+});
+
+describe('channel form', () => {
+  it('parses the model mapping lines and refuses malformed ones', () => {
+    expect(parseMapping('a=b\n\n c = d ')).toEqual({ a: 'b', c: 'd' });
+    expect(parseMapping('a=b=c')).toBeNull();
+    expect(parseMapping('nothing')).toBeNull();
+  });
+
+  it('sends the upstream key on create, and on update only when a new one was typed', () => {
+    const values = channelFormOf({
+      id: 'c1',
+      name: 'main',
+      type: 'openai',
+      base_url: 'https://api.openai.com/v1',
+      key_hint: '••••abcd',
+      models: ['gpt-4o', 'o3'],
+      model_mapping: { x: 'y' },
+      priority: 2,
+      weight: 3,
+      thinking_to_content: false,
+      enabled: true,
+      updated_at: '2025-01-01T00:00:00.000Z',
+    });
+    expect(values.models).toBe('gpt-4o, o3');
+    expect(values.mapping).toBe('x=y');
+    expect(updateRequestOf(values, { x: 'y' })).not.toHaveProperty('api_key');
+    expect(updateRequestOf({ ...values, apiKey: ' new ' }, {})).toMatchObject({ api_key: 'new', model_mapping: {} });
+    expect(createRequestOf({ ...values, apiKey: 'k' }, {})).toMatchObject({ api_key: 'k', models: ['gpt-4o', 'o3'] });
+  });
+});
+
+describe('locale detection', () => {
+  it('follows a stored choice, then the browser languages, then English', () => {
+    expect(detectLocale('en', ['zh-CN'])).toBe('en');
+    expect(detectLocale(null, ['zh-TW', 'en'])).toBe('zh-CN');
+    expect(detectLocale(null, ['fr-FR', 'en-GB'])).toBe('en');
+    expect(detectLocale('xx', ['de'])).toBe('en');
+  });
+});

@@ -1,0 +1,121 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { UsageOverview } from '../../../contracts/console-api.ts';
+import AppShell from '../components/AppShell.vue';
+import { fakeApi } from '../testing/fake-api.ts';
+import { mountPage, settle } from '../testing/mount.ts';
+import OverviewView from './OverviewView.vue';
+
+// No canvas in happy-dom: the charts' ECharts instance is replaced by a recorder of options.
+const options: unknown[] = [];
+vi.mock('../composables/use-echarts.ts', () => ({
+  useEcharts: () => ({ setOption: (option: unknown) => options.push(option), resize: () => undefined }),
+}));
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  document.body.innerHTML = '';
+  options.length = 0;
+});
+
+const totals = (calls: number, errors: number, prompt: number, completion: number) => ({
+  calls,
+  errors,
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+});
+
+function overview(calls: number): UsageOverview {
+  const hour = '2025-03-10T10:00:00.000Z';
+  return {
+    from: '2025-03-10T00:00:00.000Z',
+    to: '2025-03-11T00:00:00.000Z',
+    granularity: 'hour',
+    totals: totals(calls, calls ? 1 : 0, calls * 10, calls * 5),
+    series: calls
+      ? [
+          { bucket: hour, model: 'gpt-4o', ...totals(calls - 1, 1, (calls - 1) * 10, (calls - 1) * 5) },
+          { bucket: hour, model: 'claude', ...totals(1, 0, 10, 5) },
+        ]
+      : [],
+    by_model: calls
+      ? [
+          { model: 'gpt-4o', ...totals(calls - 1, 1, 30, 15) },
+          { model: 'claude', ...totals(1, 0, 10, 5) },
+        ]
+      : [],
+    latency: { average_ms: calls ? 420 : null, p95_ms: calls ? 1500 : null },
+    by_token: calls ? [{ token_id: 't1', token_name: 'laptop', key_hint: 'sk-a…b', ...totals(calls, 1, 40, 20) }] : [],
+  };
+}
+
+describe('OverviewView', () => {
+  it('shows the cards and draws calls and tokens stacked by model', async () => {
+    fakeApi({ 'GET /usage/overview': () => overview(4) });
+    const { wrapper } = await mountPage(OverviewView, { path: '/overview', user: { role: 'user' } });
+    await settle();
+    expect(wrapper.find('[data-stat=calls] .stat-value').text()).toBe('4');
+    expect(wrapper.find('[data-stat=error-rate] .stat-value').text()).toBe('25%');
+    expect(wrapper.find('[data-stat=average-latency] .stat-value').text()).toBe('420 ms');
+    expect(wrapper.find('[data-stat=p95-latency] .stat-value').text()).toBe('1.5 s');
+    expect(wrapper.find('[data-chart-summary=calls]').attributes('data-total')).toBe('4');
+    const series = options.map((option) => (option as { series: Array<{ name?: string; type: string }> }).series);
+    expect(series[0]!.map((each) => each.name)).toEqual(['gpt-4o', 'claude']);
+    expect(series[0]![0]!.type).toBe('bar');
+    expect(series[1]![0]!.type).toBe('line');
+    expect(series.map((each) => each[0]!.type)).toContain('pie');
+    expect(wrapper.find('[data-chart-summary=top-keys]').text()).toContain('laptop');
+    expect(wrapper.find('[data-test=scope]').exists()).toBe(false);
+  });
+
+  it('shows an empty state with no calls, and a loading state before the answer', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    fakeApi({ 'GET /usage/overview': () => overview(0) });
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal('fetch', async (...args: Parameters<typeof fetch>) => {
+      await gate;
+      return realFetch(...args);
+    });
+    const { wrapper } = await mountPage(OverviewView, { path: '/overview', user: { role: 'user' } });
+    await settle();
+    expect(wrapper.find('[data-test=loading]').exists()).toBe(true);
+    release();
+    await settle();
+    expect(wrapper.find('[data-test=empty]').text()).toContain('No calls in this range');
+    expect(wrapper.find('[data-stat=error-rate] .stat-value').text()).toBe('—');
+    expect(options).toHaveLength(0);
+  });
+
+  it('lets admins pick all users or one user', async () => {
+    const { calls } = fakeApi({
+      'GET /usage/overview': () => overview(1),
+      'GET /users': () => ({ items: [{ id: 'u2', email: 'bob@example.com', name: 'bob', role: 'user' }] }),
+    });
+    const { wrapper } = await mountPage(OverviewView, { path: '/overview', user: { role: 'admin' } });
+    await settle();
+    await wrapper.find('[data-test=scope]').setValue('u2');
+    await settle();
+    const last = calls.filter((call) => call.path === '/usage/overview').pop()!;
+    expect(last.query.get('user_id')).toBe('u2');
+  });
+});
+
+describe('AppShell', () => {
+  it('shows the admin pages to admins only, and opens the menu at phone width', async () => {
+    fakeApi({ 'GET /usage/overview': () => overview(0) });
+    const asUser = await mountPage(AppShell, { path: '/overview', user: { role: 'user' } });
+    expect(asUser.wrapper.find('a[href="/admin/channels"]').exists()).toBe(false);
+    asUser.wrapper.unmount();
+    const asAdmin = await mountPage(AppShell, { path: '/overview', user: { role: 'admin' } });
+    expect(asAdmin.wrapper.find('a[href="/admin/channels"]').exists()).toBe(true);
+    const menu = asAdmin.wrapper.find('[data-test=menu]');
+    expect(menu.attributes('aria-expanded')).toBe('false');
+    await menu.trigger('click');
+    expect(menu.attributes('aria-expanded')).toBe('true');
+    expect(asAdmin.wrapper.find('.shell').classes()).toContain('nav-open');
+  });
+});
