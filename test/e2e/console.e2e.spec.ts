@@ -106,6 +106,18 @@ describe('the console in a browser', () => {
     expect(await row.textContent()).toContain(`${key.slice(0, 7)}…${key.slice(-4)}`);
     expect(await page.content()).not.toContain(key);
     await screenshot(page, 'tokens');
+
+    // Rename and disable a second key, by keyboard in the dialogs.
+    await page.click('[data-test=create-token]');
+    await page.keyboard.type('spare');
+    await page.keyboard.press('Enter');
+    await page.click('[data-test=key-done]');
+    await page.click('tr[data-token=spare] >> text=Rename');
+    await page.fill('[data-test=rename-input]', 'spare renamed');
+    await page.keyboard.press('Enter');
+    await page.locator('tr[data-token="spare renamed"] [data-test=toggle]').click();
+    await waitForText(page, 'tr[data-token="spare renamed"]', 'Disabled');
+    await page.keyboard.press('Escape');
   });
 
   it('shows the calls and tokens of the official OpenAI client in the overview charts', async () => {
@@ -245,6 +257,11 @@ describe('the console in a browser', () => {
       await page.waitForURL('**/sign-in?**');
       await userRow.locator('[data-test=toggle-user]').click();
       await waitForText(adminPage, `tr[data-user="${USER.email}"]`, 'Active');
+      await adminPage.click('[data-test=sign-out]');
+      await adminPage.waitForURL('**/sign-in?signedOut=1');
+      expect(await adminPage.textContent('[data-test=notice]')).toMatch(/signed out/);
+      await adminPage.goto('/admin/users');
+      await adminPage.waitForURL('**/sign-in?redirect=**');
     } finally {
       await admin.close();
     }
@@ -273,7 +290,7 @@ describe('the console in a browser', () => {
       await screenshot(phonePage, 'phone-overview-zh');
       await phonePage.click('[data-test=menu]');
       await phonePage.waitForSelector('.nav-open .sidebar');
-      await screenshot(phonePage, 'phone-menu-zh');
+      await screenshot(phonePage, 'phone-menu-zh', { fullPage: false });
       await phonePage.click('.sidebar a[href="/tokens"]');
       await phonePage.waitForSelector('[data-test=tokens-table]');
       await screenshot(phonePage, 'phone-tokens-zh');

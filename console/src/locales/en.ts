@@ -54,7 +54,7 @@ export const en = {
   },
   tokens: {
     title: 'API keys',
-    lead: 'Keys call the gateway as you. Send one as `Authorization: Bearer sk-…` or `x-api-key`.',
+    lead: 'Keys call the gateway as you: send one as a Bearer token in the Authorization header, or as x-api-key.',
     create: 'Create key',
     name: 'Name',
     key: 'Key',

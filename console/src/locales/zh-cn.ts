@@ -56,7 +56,7 @@ export const zhCN: Messages = {
   },
   tokens: {
     title: 'API 密钥',
-    lead: '密钥以你的身份调用网关。请以 `Authorization: Bearer sk-…` 或 `x-api-key` 发送。',
+    lead: '密钥以你的身份调用网关：以 Bearer 令牌放在 Authorization 请求头中，或放在 x-api-key 中发送。',
     create: '创建密钥',
     name: '名称',
     key: '密钥',

@@ -63,11 +63,11 @@ export function clearArtifacts(): void {
   mkdirSync(ARTIFACTS, { recursive: true });
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   // Let charts finish their entry animation.
   await page.waitForTimeout(name.startsWith('overview') ? 900 : 150);
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage });
 }
 
 /** Waits until the element's text contains the expected text. */
