@@ -20,6 +20,8 @@ export interface ClusterProjectorOptions {
   redisWriter: RedisProjectionWriter;
   clickhouseWriter: ClickHouseUsageWriter;
   log?: (message: string, extra?: Record<string, unknown>) => void;
+  /** Called after each committed batch (the rebuild watches it to know when it has caught up). */
+  onBatch?: (topic: string, partition: number, lastOffset: string, events: number) => void;
 }
 
 export class ClusterProjector {
@@ -104,6 +106,7 @@ export class ClusterProjector {
     await heartbeat();
     this.#applied += events.length;
     this.#lastBatchAt = Date.now();
+    this.#options.onBatch?.(batch.topic, batch.partition, batch.messages.at(-1)!.offset, events.length);
   }
 
   async stop(): Promise<void> {

@@ -17,7 +17,8 @@ export async function handleModels(
   response: ServerResponse,
   dependencies: RelayDependencies,
 ): Promise<void> {
-  const anthropicStyle = Boolean(request.headers['x-api-key'] && request.headers['anthropic-version']);
+  // Anthropic's SDKs always send anthropic-version (and, since 1.x, a bearer token rather than x-api-key).
+  const anthropicStyle = Boolean(request.headers['anthropic-version']);
   const endpoint: EndpointSpec = anthropicStyle ? messagesEndpoint : chatCompletionsEndpoint;
   const requestId = requestIdOf(request);
   response.setHeader('x-request-id', requestId);

@@ -28,7 +28,9 @@ export async function pipeStream(
   const decoder = new TextDecoder();
   for await (const chunk of upstreamBody) {
     parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-    if (response.writableNeedDrain) await once(response, 'drain');
+    // A client that disconnects while we wait never drains: wait for either.
+    if (response.writableNeedDrain) await Promise.race([once(response, 'drain'), once(response, 'close')]);
+    if (response.destroyed) return;
   }
   parser.feed(decoder.decode());
 }

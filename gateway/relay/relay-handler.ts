@@ -117,7 +117,7 @@ async function relayToUpstream(
     } catch (error) {
       // The request itself is at fault (a conversion refused it): another channel would not help.
       if (error instanceof GatewayError && !(error instanceof UpstreamCallError)) throw error;
-      const failure = transportError(error);
+      const failure = transportError(error, response.headersSent);
       // Once the client has seen a byte, or it has gone, there is nothing left to fail over.
       if (response.headersSent || signal.aborted || !failure.isRetryable) throw failure;
       lastError = failure;

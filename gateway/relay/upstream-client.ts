@@ -51,9 +51,23 @@ export class UpstreamClient {
   }
 }
 
-export function transportError(error: unknown): UpstreamCallError {
+/** `midStream`: the upstream had already answered, so it was reached and then broke off. */
+export function transportError(error: unknown, midStream = false): UpstreamCallError {
   if (error instanceof UpstreamCallError) return error;
-  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
+  if (error instanceof errors.BodyTimeoutError) {
+    return new UpstreamCallError(
+      'timeout',
+      'The upstream provider went silent mid-reply for longer than the idle timeout.',
+      0,
+      { code: 'upstream_timeout' },
+    );
+  }
+  if (midStream) {
+    return new UpstreamCallError('upstream', 'The upstream provider broke off the reply before it was complete.', 0, {
+      code: 'upstream_stream_interrupted',
+    });
+  }
+  if (error instanceof errors.HeadersTimeoutError) {
     return new UpstreamCallError('timeout', 'The upstream provider did not answer in time.', 0, {
       code: 'upstream_timeout',
     });

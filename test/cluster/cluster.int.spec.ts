@@ -4,7 +4,7 @@
  * sent, the projector killed with SIGKILL mid-stream five times, and Kafka stopped for 20 s under
  * traffic, with no failed request and no lost or double-counted event.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
@@ -152,6 +152,37 @@ describe.skipIf(services === null)(
         prompt_tokens: expected.prompt,
         completion_tokens: expected.completion,
       });
+    });
+
+    it('answers every example query of docs/analytics.md, as the read-only analyst user', async () => {
+      const documentation = readFileSync(path.join(import.meta.dirname, '../../docs/analytics.md'), 'utf8');
+      const queries = [...documentation.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) =>
+        match[1]!.replaceAll('gateway.', `${database}.`),
+      );
+      expect(queries.length).toBeGreaterThanOrEqual(5);
+      const analystCredentials =
+        services!.source === 'scripts/services'
+          ? { username: 'analyst', password: process.env.ANALYST_PASSWORD ?? 'analyst' }
+          : {};
+      const analyst = createClient({ url: services!.clickhouseUrl, ...analystCredentials });
+      try {
+        const results = [];
+        for (const query of queries)
+          results.push(
+            (await (await analyst.query({ query, format: 'JSONEachRow' })).json()) as Array<Record<string, unknown>>,
+          );
+        for (const rows of results) expect(rows.length).toBeGreaterThan(0);
+        // Top keys this week: our key, with exactly the tokens sent through it.
+        const ours = results[0]!.find((row) => row['token_id'] === tokenId);
+        expect(Number(ours?.['tokens'])).toBe(expected.prompt + expected.completion);
+        if (services!.source === 'scripts/services') {
+          await expect(
+            analyst.command({ query: `CREATE TABLE ${database}.intruder (a UInt8) ENGINE = Memory` }),
+          ).rejects.toThrow(/readonly/i);
+        }
+      } finally {
+        await analyst.close();
+      }
     });
 
     it('survives the projector killed with SIGKILL five times under traffic, totals still exact', async () => {

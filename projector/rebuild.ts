@@ -1,0 +1,30 @@
+/**
+ * @module projector/rebuild
+ * `npm run rebuild`: drops every projection and rebuilds it from the event log, printing progress.
+ * Stop the gateway (embedded) or the projector (cluster) first.
+ */
+import { readSettings } from '../gateway/config/settings.ts';
+import { rebuildCluster } from '../stores/cluster/rebuild.ts';
+import { rebuildEmbedded } from '../stores/embedded/rebuild.ts';
+
+function report(applied: number, total: number): void {
+  const percent = total > 0 ? Math.min(100, (applied / total) * 100).toFixed(1) : '100.0';
+  process.stdout.write(`\rrebuilding projections: ${applied} of ${total} events (${percent}%)`);
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const started = performance.now();
+  const applied = settings.cluster
+    ? await rebuildCluster(settings.cluster, report)
+    : rebuildEmbedded(settings.dataDirectory, report);
+  process.stdout.write(
+    `\nrebuilt from ${applied} events in ${((performance.now() - started) / 1000).toFixed(1)} s (${settings.cluster ? 'cluster' : 'embedded'})\n`,
+  );
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(`rebuild failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,36 @@
+/**
+ * @module stores/embedded/rebuild
+ * Drops every embedded projection and replays the event log into it, reporting progress. Run it with
+ * the gateway stopped: the in-memory lookups of a running process would not see the rebuild.
+ */
+import { MemoryLookups } from '../memory-lookups.ts';
+import { openDatabase } from './database.ts';
+import { SqliteEventLog } from './event-log.ts';
+import { SqliteProjectionWriter } from './projection-writer.ts';
+import { projectionSchema, projectionTables } from './schema.ts';
+
+const BATCH = 5000;
+
+export function rebuildEmbedded(dataDirectory: string, progress: (applied: number, total: number) => void): number {
+  const database = openDatabase(dataDirectory);
+  try {
+    const total = database.prepare('SELECT count(*) FROM events').pluck().get() as number;
+    database.transaction(() => {
+      for (const table of projectionTables) database.exec(`DROP TABLE IF EXISTS ${table}`);
+      database.exec(projectionSchema);
+    })();
+    const events = new SqliteEventLog(database);
+    const writer = new SqliteProjectionWriter(database, new MemoryLookups());
+    let applied = 0;
+    for (;;) {
+      const batch = events.readAfter(writer.checkpoint(), BATCH);
+      if (batch.length === 0) break;
+      writer.apply(batch);
+      applied += batch.length;
+      progress(applied, total);
+    }
+    return applied;
+  } finally {
+    database.close();
+  }
+}
