@@ -1,0 +1,155 @@
+/**
+ * @module bench/profile
+ * Reads a V8 `.cpuprofile` (node --cpu-prof) and sums it up: self time by function, self time by
+ * module or package, and inclusive time of the repository's own functions. Run on its own:
+ * `npx tsx bench/profile.ts .bench/profiles/gateway.cpuprofile [top] [skip-ms]`.
+ */
+import { readFileSync } from 'node:fs';
+import { isMain, ROOT } from './processes.ts';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  startTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileRow {
+  name: string;
+  where: string;
+  ms: number;
+  percent: number;
+}
+
+export interface ProfileSummary {
+  totalMs: number;
+  /** samples that were not idle */
+  busyMs: number;
+  topSelf: ProfileRow[];
+  byModule: ProfileRow[];
+  ownInclusive: ProfileRow[];
+}
+
+function shortUrl(url: string): string {
+  if (!url) return '';
+  const path = url.replace(/^file:\/\//, '');
+  const modules = path.lastIndexOf('/node_modules/');
+  if (modules >= 0) return path.slice(modules + '/node_modules/'.length);
+  return path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path;
+}
+
+/** The package (or repo folder, or `node:` built-in) a frame belongs to. */
+function moduleOf(url: string, name: string): string {
+  if (!url) return name.startsWith('(') ? name : '(native)';
+  if (url.startsWith('node:')) return url.split('/')[0]!.replace(/^node:internal.*/, 'node:internal');
+  const short = shortUrl(url);
+  if (url.includes('/node_modules/')) {
+    const parts = short.split('/');
+    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  }
+  const parts = short.split('/');
+  return parts.length > 1 ? `${parts.slice(0, -1).join('/')}/` : short;
+}
+
+/** Sums up a profile, leaving out its first `skipMs` (process start and warm-up). */
+export function summariseProfile(file: string, top = 25, skipMs = 0): ProfileSummary {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfMs = new Map<number, number>();
+  let totalMs = 0;
+  let elapsedMs = 0;
+  for (let index = 0; index < profile.samples.length; index++) {
+    const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+    elapsedMs += ms;
+    if (elapsedMs < skipMs) continue;
+    totalMs += ms;
+    const id = profile.samples[index]!;
+    selfMs.set(id, (selfMs.get(id) ?? 0) + ms);
+  }
+  const idleMs = profile.nodes
+    .filter((node) => node.callFrame.functionName === '(idle)')
+    .reduce((sum, node) => sum + (selfMs.get(node.id) ?? 0), 0);
+  const busyMs = totalMs - idleMs;
+  const percent = (ms: number) => (busyMs > 0 ? (100 * ms) / busyMs : 0);
+
+  const functions = new Map<string, ProfileRow>();
+  const modules = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const ms = selfMs.get(node.id) ?? 0;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)' || ms === 0) continue;
+    const name = functionName || '(anonymous)';
+    const where = url ? `${shortUrl(url)}:${lineNumber + 1}` : '';
+    const key = `${name}\u0000${where}`;
+    const row = functions.get(key) ?? { name, where, ms: 0, percent: 0 };
+    row.ms += ms;
+    functions.set(key, row);
+    const module = moduleOf(url, name);
+    modules.set(module, (modules.get(module) ?? 0) + ms);
+  }
+
+  // Inclusive time of this repository's functions: each sample counts once per distinct function on its stack.
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const own = (node: ProfileNode) =>
+    node.callFrame.url.includes(ROOT) && !node.callFrame.url.includes('/node_modules/');
+  const inclusive = new Map<string, ProfileRow>();
+  for (const [id, ms] of selfMs) {
+    if (byId.get(id)?.callFrame.functionName === '(idle)') continue;
+    const seen = new Set<string>();
+    for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) {
+      const node = byId.get(current)!;
+      if (!own(node)) continue;
+      const name = node.callFrame.functionName || '(anonymous)';
+      const where = `${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+      const key = `${name}\u0000${where}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const row = inclusive.get(key) ?? { name, where, ms: 0, percent: 0 };
+      row.ms += ms;
+      inclusive.set(key, row);
+    }
+  }
+
+  const finish = (rows: Iterable<ProfileRow>) =>
+    [...rows]
+      .map((row) => ({ ...row, percent: percent(row.ms) }))
+      .sort((left, right) => right.ms - left.ms)
+      .slice(0, top);
+  return {
+    totalMs,
+    busyMs,
+    topSelf: finish(functions.values()),
+    byModule: finish([...modules].map(([name, ms]) => ({ name, where: '', ms, percent: 0 }))),
+    ownInclusive: finish(inclusive.values()),
+  };
+}
+
+export function profileText(summary: ProfileSummary): string {
+  const table = (title: string, rows: ProfileRow[]) =>
+    [
+      `${title}`,
+      ...rows.map(
+        (row) =>
+          `  ${row.percent.toFixed(1).padStart(5)}%  ${row.ms.toFixed(0).padStart(6)} ms  ${row.name}  ${row.where}`,
+      ),
+    ].join('\n');
+  return [
+    `profile: ${(summary.totalMs / 1000).toFixed(1)} s sampled, ${(summary.busyMs / 1000).toFixed(1)} s busy (percentages of busy time)`,
+    table('self time by function:', summary.topSelf),
+    table('self time by module:', summary.byModule),
+    table('inclusive time of this repository’s functions:', summary.ownInclusive),
+  ].join('\n');
+}
+
+if (isMain(import.meta.url)) {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: profile.ts <file.cpuprofile>');
+  console.log(profileText(summariseProfile(file, Number(process.argv[3] ?? 25), Number(process.argv[4] ?? 0))));
+}

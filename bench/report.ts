@@ -1,0 +1,612 @@
+/**
+ * @module bench/report
+ * Turns one bench run into figures: a console summary, a Markdown report (tables, the issue's targets
+ * as ratios marked met or missed, machine, versions, commands) and a bar chart, drawn as SVG and
+ * rendered to PNG with headless Chromium (the SVG is kept when no Chromium is installed).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { StreamShape } from './fake-upstream.ts';
+import type { HoldResult, LatencyResult, StreamResult } from './load.ts';
+import type { OverviewResult, ProjectorResult } from './pipeline.ts';
+import { WORK } from './processes.ts';
+import type { ProfileSummary } from './profile.ts';
+
+export type Format = 'openai' | 'anthropic';
+
+export interface Plan {
+  warmupMs: number;
+  latencyMs: number;
+  throughputMs: number;
+  concurrency: number;
+  streamWarmupMs: number;
+  streamMs: number;
+  streamShape: StreamShape;
+  holdStreams: number;
+  holdShape: StreamShape;
+  formats: Format[];
+  profileMs: number;
+  projectorRequests: number;
+  overviewRequests: number;
+  overviewRuns: number;
+  overviewBudgetMs: number;
+}
+
+export interface FormatResult {
+  latency: LatencyResult;
+  throughput: LatencyResult & { cpuMsPerRequest: number };
+  stream: StreamResult;
+  hold: HoldResult | null;
+}
+
+export interface TargetResult {
+  id: string;
+  label: string;
+  role: 'upstream' | 'ceiling' | 'gateway' | 'peer';
+  status: 'ok' | 'skipped' | 'failed';
+  reason?: string;
+  version: string;
+  installSeconds: number;
+  startSeconds: number;
+  formats: Partial<Record<Format, FormatResult>>;
+  formatErrors?: Partial<Record<Format, string>>;
+}
+
+export interface PipelineResults {
+  sqlite: { projector: ProjectorResult; overview: OverviewResult } | null;
+  clickhouse: { reason: string | null };
+}
+
+export interface BenchResults {
+  quick: boolean;
+  startedAt: string;
+  seconds: number;
+  loadBefore: number[];
+  loadAfter: number[];
+  command: string;
+  plan: Plan;
+  targets: TargetResult[];
+  pipeline: PipelineResults | null;
+  profile: { file: string; workload: string; summary: ProfileSummary } | null;
+  errors: string[];
+}
+
+const fixed = (value: number | undefined, digits = 2) =>
+  value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits);
+const signed = (value: number | undefined, digits = 2) =>
+  value === undefined || Number.isNaN(value) ? '–' : `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
+const whole = (value: number | undefined) =>
+  value === undefined || Number.isNaN(value) ? '–' : Math.round(value).toLocaleString('en');
+const megabytes = (bytes: number | undefined) => (bytes === undefined ? '–' : `${(bytes / 1e6).toFixed(0)}`);
+
+function byId(bench: BenchResults, id: string): TargetResult | undefined {
+  return bench.targets.find((target) => target.id === id && target.status === 'ok');
+}
+
+function formatOf(bench: BenchResults, id: string, format: Format): FormatResult | undefined {
+  return byId(bench, id)?.formats[format];
+}
+
+/**
+ * Figures of one target minus the upstream's: the direct requests interleaved with the target's at c=1
+ * when there are any, else the upstream's own row of this run.
+ */
+function added(bench: BenchResults, result: FormatResult, format: Format) {
+  const row = formatOf(bench, 'upstream', format);
+  const latency = result.latency.baseline ?? row?.latency;
+  const stream = result.stream.baseline ?? row?.stream;
+  const minus = (value: number, base: number | undefined) => (base === undefined ? Number.NaN : value - base);
+  return {
+    p50: minus(result.latency.p50, latency?.p50),
+    p99: minus(result.latency.p99, latency?.p99),
+    ttft50: minus(result.stream.ttft.p50, stream?.ttft.p50),
+    ttft99: minus(result.stream.ttft.p99, stream?.ttft.p99),
+    gap50: minus(result.stream.gap.p50, stream?.gap.p50),
+    gap99: minus(result.stream.gap.p99, stream?.gap.p99),
+  };
+}
+
+export interface Goal {
+  goal: string;
+  measured: string;
+  met: boolean | null;
+}
+
+/** The issue's targets, as ratios and differences within this run. */
+export function evaluateGoals(bench: BenchResults): Goal[] {
+  const gateway = formatOf(bench, 'gateway', 'openai');
+  const goals: Goal[] = [];
+  const ratio = (peerId: string, label: string, factor: number) => {
+    const peer = formatOf(bench, peerId, 'openai');
+    if (!gateway || !peer) {
+      goals.push({ goal: `throughput ≥ ${factor} × ${label}`, measured: 'not measured in this run', met: null });
+      return;
+    }
+    const value = gateway.throughput.rps / peer.throughput.rps;
+    goals.push({
+      goal: `throughput ≥ ${factor} × ${label}`,
+      measured: `${value.toFixed(2)} × (${whole(gateway.throughput.rps)} vs ${whole(peer.throughput.rps)} req/s)`,
+      met: value >= factor,
+    });
+  };
+  ratio('ceiling', 'the Node ceiling', 0.7);
+  ratio('portkey', 'Portkey', 5);
+  ratio('litellm', 'LiteLLM', 10);
+  const add = gateway ? added(bench, gateway, 'openai') : null;
+  const check = (goal: string, value: number | undefined, limit: number, unit: string) =>
+    goals.push({
+      goal,
+      measured: value === undefined || Number.isNaN(value) ? 'not measured in this run' : `${value.toFixed(2)} ${unit}`,
+      met: value === undefined || Number.isNaN(value) ? null : value <= limit,
+    });
+  check('added latency p99 at c=1 ≤ 1 ms', add?.p99, 1, 'ms');
+  check('added time to first token (p50) ≤ 1 ms', add?.ttft50, 1, 'ms');
+  check(
+    `RSS ≤ 250 MB with ${bench.plan.holdStreams.toLocaleString('en')} concurrent streams`,
+    gateway?.hold ? gateway.hold.peakRss / 1e6 : undefined,
+    250,
+    'MB',
+  );
+  return goals;
+}
+
+const mark = (met: boolean | null) => (met === null ? '—' : met ? 'met' : '**missed**');
+
+function table(header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+}
+
+function measured(bench: BenchResults, format: Format): Array<[TargetResult, FormatResult]> {
+  return bench.targets
+    .filter((target) => target.status === 'ok' && target.formats[format])
+    .map((target) => [target, target.formats[format]!]);
+}
+
+function formatSection(bench: BenchResults, format: Format): string {
+  const rows = measured(bench, format);
+  if (rows.length === 0) return '';
+  const title =
+    format === 'openai' ? 'OpenAI format (`POST /v1/chat/completions`)' : 'Anthropic format (`POST /v1/messages`)';
+  const plain = table(
+    [
+      'target',
+      'c=1 p50 ms',
+      'c=1 p99 ms',
+      'added p50 ms',
+      'added p99 ms',
+      `c=${bench.plan.concurrency} req/s`,
+      `c=${bench.plan.concurrency} p50 ms`,
+      `c=${bench.plan.concurrency} p99 ms`,
+      'CPU ms/req',
+      'failed',
+    ],
+    rows.map(([target, result]) => {
+      const add = added(bench, result, format);
+      return [
+        target.label,
+        fixed(result.latency.p50),
+        fixed(result.latency.p99),
+        target.id === 'upstream' ? '(base)' : signed(add.p50),
+        target.id === 'upstream' ? '(base)' : signed(add.p99),
+        whole(result.throughput.rps),
+        fixed(result.throughput.p50),
+        fixed(result.throughput.p99),
+        fixed(result.throughput.cpuMsPerRequest, 3),
+        String(result.latency.errors + result.throughput.errors),
+      ];
+    }),
+  );
+  const streaming = table(
+    [
+      'target',
+      'TTFT p50 ms',
+      'TTFT p99 ms',
+      'added TTFT p50',
+      'added TTFT p99',
+      'gap p50 ms',
+      'gap p99 ms',
+      'added gap p50',
+      'added gap p99',
+      'streams',
+      'failed',
+    ],
+    rows.map(([target, result]) => {
+      const add = added(bench, result, format);
+      const base = target.id === 'upstream';
+      return [
+        target.label,
+        fixed(result.stream.ttft.p50),
+        fixed(result.stream.ttft.p99),
+        base ? '(base)' : signed(add.ttft50),
+        base ? '(base)' : signed(add.ttft99),
+        fixed(result.stream.gap.p50),
+        fixed(result.stream.gap.p99),
+        base ? '(base)' : signed(add.gap50),
+        base ? '(base)' : signed(add.gap99),
+        String(result.stream.streams),
+        String(result.stream.errors),
+      ];
+    }),
+  );
+  const holds = rows.filter(([, result]) => result.hold);
+  const memory = holds.length
+    ? table(
+        ['target', 'RSS idle MB', 'RSS peak MB', 'completed', 'most open at once', 'failed', 'seconds'],
+        holds.map(([target, result]) => {
+          const hold = result.hold!;
+          return [
+            target.label,
+            megabytes(hold.idleRss),
+            megabytes(hold.peakRss),
+            `${hold.completed} / ${hold.streams}`,
+            String(hold.maxOpen),
+            String(hold.errors),
+            fixed(hold.seconds, 1),
+          ];
+        }),
+      )
+    : '';
+  const failures = bench.targets
+    .filter((target) => target.formatErrors?.[format])
+    .map((target) => `- ${target.label}: ${target.formatErrors![format]}`);
+  const firstErrors = rows
+    .map(
+      ([target, result]) =>
+        [
+          target,
+          result.latency.firstError ??
+            result.throughput.firstError ??
+            result.stream.firstError ??
+            result.hold?.firstError,
+        ] as const,
+    )
+    .filter(([, error]) => error)
+    .map(
+      ([target, error]) => `- ${target.label}, first failure: \`${String(error).replace(/`/g, "'").slice(0, 200)}\``,
+    );
+  return [
+    `### ${title}`,
+    '',
+    'Non-streamed requests:',
+    '',
+    plain,
+    '',
+    `Streamed requests, one client at a time (the upstream sends ${bench.plan.streamShape.chunks} tokens ${bench.plan.streamShape.delayMs} ms apart):`,
+    '',
+    streaming,
+    ...(memory
+      ? [
+          '',
+          `Memory with ${bench.plan.holdStreams.toLocaleString('en')} concurrent slow streams (${bench.plan.holdShape.chunks} tokens ${bench.plan.holdShape.delayMs} ms apart; RSS of the target's whole process tree, sampled every 100 ms):`,
+          '',
+          memory,
+        ]
+      : []),
+    ...(failures.length || firstErrors.length ? ['', ...failures, ...firstErrors] : []),
+    '',
+  ].join('\n');
+}
+
+function pipelineSection(bench: BenchResults): string {
+  const pipeline = bench.pipeline;
+  if (!pipeline) return '';
+  const lines = ['## Event pipeline', ''];
+  if (pipeline.sqlite) {
+    const { projector, overview } = pipeline.sqlite;
+    lines.push(
+      table(
+        ['store', 'figure', 'value'],
+        [
+          [
+            'SQLite (embedded)',
+            `event log append, ${projector.events.toLocaleString('en')} events in batches of 500`,
+            `${whole(projector.appendEventsPerSecond)} events/s`,
+          ],
+          [
+            'SQLite (embedded)',
+            'projector catch-up (log → requests, hourly rollups, key usage)',
+            `${whole(projector.projectEventsPerSecond)} events/s`,
+          ],
+          [
+            'SQLite (embedded)',
+            `data overview, all users, 30 days, over ${overview.requests.toLocaleString('en')} requests`,
+            `p95 ${fixed(overview.allUsers.p95, 1)} ms (p50 ${fixed(overview.allUsers.p50, 1)}, ${overview.allUsers.runs} runs)`,
+          ],
+          [
+            'SQLite (embedded)',
+            'data overview, the busiest user, 30 days',
+            `p95 ${fixed(overview.oneUser.p95, 1)} ms (p50 ${fixed(overview.oneUser.p50, 1)}, ${overview.oneUser.runs} runs)`,
+          ],
+          [
+            'ClickHouse (cluster)',
+            'projector events/s; overview p95 over 10,000,000 requests',
+            pipeline.clickhouse.reason ?? '–',
+          ],
+        ],
+      ),
+      '',
+      `The overview data (${overview.requests.toLocaleString('en')} requests, 200 users with a few heavy ones, 2 keys each, 5 models, spread over 30 days) was ${overview.method}; generating it took ${fixed(overview.generateSeconds, 1)} s. It made ${overview.rollupRows.toLocaleString('en')} hourly rollup rows and a ${fixed(overview.databaseMegabytes, 0)} MB database.`,
+      '',
+    );
+  } else {
+    lines.push('The SQLite pipeline figures failed in this run; see the errors below.', '');
+  }
+  return lines.join('\n');
+}
+
+function profileSection(bench: BenchResults): string {
+  if (!bench.profile) return '';
+  const { summary, workload, file } = bench.profile;
+  const rows = (list: ProfileSummary['topSelf'], count: number) =>
+    table(
+      ['% of busy', 'ms', 'function', 'where'],
+      list
+        .slice(0, count)
+        .map((row) => [fixed(row.percent, 1), whole(row.ms), `\`${row.name}\``, row.where ? `\`${row.where}\`` : '']),
+    );
+  return [
+    '## Where the gateway spends its CPU',
+    '',
+    `A separate gateway process ran under \`node --cpu-prof\` with ${workload} for ${(bench.plan.profileMs / 1000).toFixed(0)} s (${(summary.busyMs / 1000).toFixed(1)} s of ${(summary.totalMs / 1000).toFixed(1)} s sampled were busy; percentages are of busy time). The profile is \`${file}\` (open it in Chrome DevTools or speedscope for a flame graph); \`npx tsx bench/profile.ts ${file}\` prints this summary again.`,
+    '',
+    'Self time by function:',
+    '',
+    rows(summary.topSelf, 15),
+    '',
+    'Self time by module or package:',
+    '',
+    rows(summary.byModule, 12),
+    '',
+    'Inclusive time of the repository’s own functions:',
+    '',
+    rows(summary.ownInclusive, 15),
+    '',
+  ].join('\n');
+}
+
+function machineLines(bench: BenchResults): string[] {
+  const cpus = os.cpus();
+  return [
+    `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()} (${os.arch()})`,
+    `- Load average (1, 5, 15 min) at the start: ${bench.loadBefore.map((value) => value.toFixed(2)).join(', ')}; at the end: ${bench.loadAfter.map((value) => value.toFixed(2)).join(', ')}. The load generator, the upstream and the target share the cores, and other processes may have been running on this machine during the run (it is shared with other work), so compare figures within this run only.`,
+    `- Node ${process.version}; run started ${bench.startedAt}, took ${fixed(bench.seconds, 0)} s.`,
+  ];
+}
+
+export function markdown(bench: BenchResults, chart: string | null): string {
+  const goals = evaluateGoals(bench);
+  const plan = bench.plan;
+  const versions = bench.targets.map((target) => {
+    if (target.status === 'ok') {
+      const install = target.installSeconds ? `, installed in ${fixed(target.installSeconds, 0)} s this run` : '';
+      return `- ${target.label}: ${target.version} (started in ${fixed(target.startSeconds, 1)} s${install})`;
+    }
+    return `- ${target.label}: ${target.status === 'skipped' ? '' : 'FAILED: '}${target.reason ?? ''}`;
+  });
+  return [
+    '# Benchmarks',
+    '',
+    `Generated by \`${bench.command}\` (\`bench/run.ts\`); do not edit by hand. One run on one machine: every target is measured against the same fast fake upstream (\`bench/fake-upstream.ts\`), one after the other, so only the ratios and differences within this run mean anything.`,
+    '',
+    ...machineLines(bench),
+    '',
+    '## Targets (issue 7), gateway with key checks, validation and events on',
+    '',
+    table(
+      ['target', 'measured', 'result'],
+      goals.map((goal) => [goal.goal, goal.measured, mark(goal.met)]),
+    ),
+    '',
+    ...(chart ? [`![Throughput, added latency and memory per target](${chart})`, ''] : []),
+    '## What was measured',
+    '',
+    ...versions,
+    '',
+    `Added figures (latency at c=1, time to first token, gap between tokens) are paired: every request or stream sent to a target follows the same one sent straight to the upstream, and the added figure is the target's percentile minus the direct requests' percentile over the same interleaved window, so a busy moment of the machine slows both sides. c=1: one client, ${plan.latencyMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up. c=${plan.concurrency}: ${plan.concurrency} clients in a closed loop for ${plan.throughputMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up; CPU ms/req is the CPU time of the target's process tree over that run divided by its requests. The load generator is undici in the bench process; the target and the upstream each run in their own process.`,
+    '',
+    formatSection(bench, 'openai'),
+    formatSection(bench, 'anthropic'),
+    pipelineSection(bench),
+    profileSection(bench),
+    '## How to run it',
+    '',
+    '```sh',
+    'npm run bench          # full run (about 10 minutes): writes docs/benchmarks.md and docs/benchmarks.png',
+    'npm run bench:quick    # under a minute, no LiteLLM; prints the figures (CI runs it)',
+    'npm run bench -- --only=upstream,ceiling,gateway --no-pipeline --no-profile --out=.bench',
+    '```',
+    '',
+    '- Portkey is installed on first use with `npm ci --prefix bench/peers/portkey` (pinned in `bench/peers/portkey/package-lock.json`), started with `node …/@portkey-ai/gateway/build/start-server.js --port=<port> --headless`, and called with `x-portkey-provider` and `x-portkey-custom-host` pointing at the fake upstream.',
+    "- LiteLLM is installed on first use with `python3 -m venv .bench/litellm-venv && .bench/litellm-venv/bin/pip install 'litellm[proxy]==<pinned>'` (see `bench/targets.ts`), and started with `litellm --config .bench/litellm-config.yaml --num_workers 2`: two models pointing at the fake upstream, no database, no master key, no callbacks, no retries.",
+    '- The gateway runs `createRuntime` (`bench/gateway-child.ts`) in a child process on a fresh temporary `DATA_DIR` (embedded SQLite store, events on), with an OpenAI and an Anthropic channel on the fake upstream, and a user and key created through the console API.',
+    '- The gateway (cluster) entry runs once `KAFKA_BROKERS`, `CLICKHOUSE_URL` and `REDIS_URL` are set and the cluster mode exists; until then it is reported as not available.',
+    '',
+    ...(bench.errors.length ? ['## Errors in this run', '', ...bench.errors.map((error) => `- ${error}`), ''] : []),
+  ].join('\n');
+}
+
+const COLORS: Record<TargetResult['role'], string> = {
+  upstream: '#9aa5b1',
+  ceiling: '#52606d',
+  gateway: '#2f80ed',
+  peer: '#f2994a',
+};
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Three horizontal bar panels: throughput, added p99 at c=1, memory with many streams. */
+export function chartSvg(bench: BenchResults): string {
+  const rows = measured(bench, 'openai');
+  const panels: Array<{ title: string; values: Array<[TargetResult, number]>; unit: string; digits: number }> = [
+    {
+      title: `Requests per second at c=${bench.plan.concurrency} (higher is better)`,
+      values: rows.map(([target, result]) => [target, result.throughput.rps]),
+      unit: 'req/s',
+      digits: 0,
+    },
+    {
+      title: 'Added latency p99 at c=1, ms (lower is better)',
+      values: rows
+        .filter(([target]) => target.id !== 'upstream')
+        .map(([target, result]) => [target, added(bench, result, 'openai').p99]),
+      unit: 'ms',
+      digits: 2,
+    },
+    {
+      title: `Peak RSS with ${bench.plan.holdStreams.toLocaleString('en')} concurrent streams, MB (lower is better)`,
+      values: rows.filter(([, result]) => result.hold).map(([target, result]) => [target, result.hold!.peakRss / 1e6]),
+      unit: 'MB',
+      digits: 0,
+    },
+  ];
+  const width = 960;
+  const labelWidth = 170;
+  const barHeight = 22;
+  const gap = 6;
+  let y = 50;
+  const parts: string[] = [
+    `<text x="20" y="30" font-size="18" font-weight="bold">LLM gateway benchmark — ${escapeXml(`${os.cpus().length} cores, ${bench.startedAt.slice(0, 10)}, OpenAI format`)}</text>`,
+  ];
+  for (const panel of panels) {
+    parts.push(`<text x="20" y="${y + 16}" font-size="14" font-weight="bold">${escapeXml(panel.title)}</text>`);
+    y += 26;
+    const max = Math.max(1e-9, ...panel.values.map(([, value]) => (Number.isFinite(value) ? Math.abs(value) : 0)));
+    for (const [target, value] of panel.values) {
+      const length = Number.isFinite(value) ? Math.max(1, ((width - labelWidth - 140) * Math.abs(value)) / max) : 0;
+      parts.push(
+        `<text x="${labelWidth - 8}" y="${y + 16}" font-size="13" text-anchor="end">${escapeXml(target.label)}</text>`,
+        `<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${barHeight}" fill="${COLORS[target.role]}"/>`,
+        `<text x="${labelWidth + length + 6}" y="${y + 16}" font-size="13">${Number.isFinite(value) ? `${value.toLocaleString('en', { maximumFractionDigits: panel.digits, minimumFractionDigits: panel.digits })} ${panel.unit}` : '–'}</text>`,
+      );
+      y += barHeight + gap;
+    }
+    y += 18;
+  }
+  const height = y + 10;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Arial, sans-serif">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    ...parts,
+    '</svg>',
+  ].join('\n');
+}
+
+function findChromium(): string | null {
+  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) {
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** Renders an SVG file to PNG with headless Chromium; false when there is no Chromium. */
+export function renderPng(svg: string, pngFile: string): boolean {
+  const chromium = findChromium();
+  if (!chromium) return false;
+  const [, width, height] = /width="(\d+)" height="(\d+)"/.exec(svg) ?? [];
+  const page = path.join(WORK, 'tmp', 'chart.html');
+  const profile = path.join(WORK, 'tmp', 'chromium-profile');
+  mkdirSync(path.dirname(page), { recursive: true });
+  writeFileSync(page, `<!doctype html><html><body style="margin:0">${svg}</body></html>`);
+  try {
+    execFileSync(
+      chromium,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--hide-scrollbars',
+        `--user-data-dir=${profile}`,
+        `--window-size=${width},${height}`,
+        `--screenshot=${pngFile}`,
+        `file://${page}`,
+      ],
+      { stdio: 'pipe', timeout: 60_000 },
+    );
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+  return existsSync(pngFile);
+}
+
+/** Writes the report (Markdown, SVG, PNG) into `directory`; returns the files written. */
+export async function writeReport(bench: BenchResults, directory: string): Promise<string[]> {
+  mkdirSync(directory, { recursive: true });
+  const name = bench.quick ? 'quick-report' : 'benchmarks';
+  const written: string[] = [];
+  const svg = chartSvg(bench);
+  const svgFile = path.join(bench.quick ? directory : path.join(WORK, 'tmp'), `${name}.svg`);
+  writeFileSync(svgFile, svg);
+  let chart: string | null = null;
+  if (!bench.quick) {
+    const pngFile = path.join(directory, `${name}.png`);
+    let rendered = false;
+    try {
+      rendered = renderPng(svg, pngFile);
+    } catch (error) {
+      console.error(`chart: Chromium could not render the PNG: ${String(error).slice(0, 300)}`);
+    }
+    if (rendered) {
+      chart = `${name}.png`;
+      written.push(pngFile);
+    } else {
+      const fallback = path.join(directory, `${name}.svg`);
+      writeFileSync(fallback, svg);
+      chart = `${name}.svg`;
+      written.push(fallback);
+    }
+  } else written.push(svgFile);
+  const file = path.join(directory, `${name}.md`);
+  writeFileSync(file, markdown(bench, chart));
+  written.push(file);
+  writeFileSync(path.join(WORK, `${name}.json`), JSON.stringify(bench, null, 2));
+  return written;
+}
+
+/** The figures on the console: one line per target, then the targets. */
+export function printSummary(bench: BenchResults): void {
+  const lines: string[] = ['', `== bench results (${bench.quick ? 'quick' : 'full'} run, ${os.cpus().length} cores)`];
+  for (const format of bench.plan.formats) {
+    const rows = measured(bench, format);
+    if (rows.length === 0) continue;
+    lines.push(`-- ${format}`);
+    lines.push(
+      `${'target'.padEnd(22)} ${'c1 p50'.padStart(8)} ${'c1 p99'.padStart(8)} ${'+p99'.padStart(7)} ${'req/s'.padStart(8)} ${'c64 p99'.padStart(8)} ${'cpu/req'.padStart(8)} ${'TTFT'.padStart(7)} ${'+TTFT'.padStart(7)} ${'gap'.padStart(6)} ${'RSS MB'.padStart(7)} ${'failed'.padStart(6)}`,
+    );
+    for (const [target, result] of rows) {
+      const add = added(bench, result, format);
+      const failed =
+        result.latency.errors + result.throughput.errors + result.stream.errors + (result.hold?.errors ?? 0);
+      lines.push(
+        `${target.label.padEnd(22)} ${fixed(result.latency.p50).padStart(8)} ${fixed(result.latency.p99).padStart(8)} ${(target.id === 'upstream' ? '' : signed(add.p99)).padStart(7)} ${whole(result.throughput.rps).padStart(8)} ${fixed(result.throughput.p99).padStart(8)} ${fixed(result.throughput.cpuMsPerRequest, 3).padStart(8)} ${fixed(result.stream.ttft.p50).padStart(7)} ${(target.id === 'upstream' ? '' : signed(add.ttft50)).padStart(7)} ${fixed(result.stream.gap.p50).padStart(6)} ${megabytes(result.hold?.peakRss).padStart(7)} ${String(failed).padStart(6)}`,
+      );
+    }
+  }
+  for (const target of bench.targets.filter((target) => target.status !== 'ok')) {
+    lines.push(`${target.label}: ${target.status === 'failed' ? 'FAILED: ' : ''}${target.reason}`);
+  }
+  if (bench.pipeline?.sqlite) {
+    const { projector, overview } = bench.pipeline.sqlite;
+    lines.push(
+      `-- pipeline (SQLite): append ${whole(projector.appendEventsPerSecond)} events/s, projector ${whole(projector.projectEventsPerSecond)} events/s; overview over ${overview.requests.toLocaleString('en')} requests: all users p95 ${fixed(overview.allUsers.p95, 1)} ms, one user p95 ${fixed(overview.oneUser.p95, 1)} ms`,
+    );
+  }
+  if (bench.pipeline) lines.push(`-- pipeline (ClickHouse): ${bench.pipeline.clickhouse.reason}`);
+  lines.push('-- targets');
+  for (const goal of evaluateGoals(bench)) {
+    lines.push(`  ${(goal.met === null ? '—' : goal.met ? 'met' : 'MISSED').padEnd(7)} ${goal.goal}: ${goal.measured}`);
+  }
+  console.log(lines.join('\n'));
+}

@@ -1,0 +1,380 @@
+/**
+ * @module bench/run
+ * `npm run bench` (full, writes docs/benchmarks.md and docs/benchmarks.png) and `npm run bench:quick`
+ * (under a minute, prints the figures and writes .bench/quick-report.md; CI runs it). One run, one
+ * machine: the fast fake upstream, the Node ceiling, the gateway and the peers are measured one after
+ * the other against the same upstream, so only ratios within a run mean anything.
+ *
+ * Options: --quick, --only=upstream,ceiling,gateway,… (ids), --profile (also in quick mode), --no-profile,
+ * --no-pipeline, --no-peers, --scale=<factor> (shorter timed phases, for trying it out),
+ * --out=<dir> (where the report goes; default docs/ for a full run).
+ *
+ * Exit code: 1 when something errored in the upstream, the ceiling, the gateway, the pipeline or the
+ * report (a failed request counts); a peer that cannot be installed or started is reported, not fatal;
+ * a missed target never fails the run.
+ */
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { StreamShape } from './fake-upstream.ts';
+import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
+import { clickhouseUnavailable, measureSqliteOverview, measureSqliteProjector } from './pipeline.ts';
+import { forkTs, ROOT, treeCpuMs, treeRss, WORK } from './processes.ts';
+import { profileText, summariseProfile } from './profile.ts';
+import {
+  type BenchResults,
+  type FormatResult,
+  type PipelineResults,
+  type Plan,
+  printSummary,
+  type TargetResult,
+  writeReport,
+} from './report.ts';
+import {
+  type BenchContext,
+  ceilingTarget,
+  ensureWorkDirectories,
+  gatewayClusterTarget,
+  gatewayEmbeddedTarget,
+  litellmTarget,
+  NotAvailable,
+  portkeyTarget,
+  type RunningTarget,
+  requestShape,
+  type Target,
+  upstreamTarget,
+} from './targets.ts';
+
+const argv = process.argv.slice(2);
+const option = (name: string) => argv.find((value) => value.startsWith(`--${name}=`))?.split('=')[1];
+const quick = argv.includes('--quick');
+const only = option('only')?.split(',');
+const withPeers = !argv.includes('--no-peers');
+const withPipeline = !argv.includes('--no-pipeline');
+const withProfile = argv.includes('--profile') || (!quick && !argv.includes('--no-profile'));
+const outDirectory = option('out') ?? (quick ? WORK : path.join(ROOT, 'docs'));
+
+const plan: Plan = quick
+  ? {
+      warmupMs: 300,
+      latencyMs: 1000,
+      throughputMs: 1500,
+      concurrency: 64,
+      streamWarmupMs: 200,
+      streamMs: 1000,
+      streamShape: { chunks: 6, delayMs: 5 },
+      holdStreams: 1000,
+      holdShape: { chunks: 10, delayMs: 200 },
+      formats: ['openai'],
+      profileMs: 5000,
+      projectorRequests: 5_000,
+      overviewRequests: 10_000,
+      overviewRuns: 10,
+      overviewBudgetMs: 1_000,
+    }
+  : {
+      warmupMs: 2000,
+      latencyMs: 5000,
+      throughputMs: 10_000,
+      concurrency: 64,
+      streamWarmupMs: 1000,
+      streamMs: 5000,
+      streamShape: { chunks: 6, delayMs: 5 },
+      holdStreams: 1000,
+      holdShape: { chunks: 20, delayMs: 250 },
+      formats: ['openai', 'anthropic'],
+      profileMs: 10_000,
+      projectorRequests: 100_000,
+      overviewRequests: 1_000_000,
+      overviewRuns: 20,
+      overviewBudgetMs: 60_000,
+    };
+
+// --scale=0.2 shortens every timed phase (for trying the bench out; figures from it are noisy).
+const scale = Number(option('scale') ?? 1);
+if (scale !== 1) {
+  for (const key of ['warmupMs', 'latencyMs', 'throughputMs', 'streamWarmupMs', 'streamMs', 'profileMs'] as const) {
+    plan[key] = Math.max(200, Math.round(plan[key] * scale));
+  }
+}
+
+const log = (message: string) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${message}`);
+const t0 = performance.now();
+const errors: string[] = [];
+
+async function configureUpstream(url: string, shape: StreamShape): Promise<void> {
+  const response = await fetch(`${url}/__bench/config`, { method: 'POST', body: JSON.stringify(shape) });
+  if (response.status !== 204) throw new Error(`upstream config: HTTP ${response.status}`);
+}
+
+async function sanityCheck(running: RunningTarget, format: 'openai' | 'anthropic'): Promise<void> {
+  const shape = requestShape(running, format, false);
+  const response = await fetch(`${shape.origin}${shape.path}`, {
+    method: 'POST',
+    headers: shape.headers,
+    body: shape.body,
+  });
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes('Hello')) {
+    throw new Error(`${format} request answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+  }
+}
+
+async function measureFormat(
+  running: RunningTarget,
+  format: 'openai' | 'anthropic',
+  upstreamUrl: string,
+  direct: RunningTarget,
+): Promise<FormatResult> {
+  await configureUpstream(upstreamUrl, plan.streamShape);
+  await sanityCheck(running, format);
+  const plain = requestShape(running, format, false);
+  const streamed = requestShape(running, format, true);
+  // At c=1 every request to a target follows one straight to the upstream (see LoadOptions.baseline).
+  const paired = running.role !== 'upstream';
+  const latency = await closedLoop(plain, {
+    concurrency: 1,
+    durationMs: plan.latencyMs,
+    warmupMs: plan.warmupMs,
+    ...(paired ? { baseline: requestShape(direct, format, false) } : {}),
+  });
+  log(`  ${format} c=1: p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms, errors ${latency.errors}`);
+  await closedLoop(plain, { concurrency: plan.concurrency, durationMs: plan.warmupMs, warmupMs: 0 });
+  const cpuBefore = treeCpuMs(running.pid);
+  const load: LoadOptions = { concurrency: plan.concurrency, durationMs: plan.throughputMs, warmupMs: 0 };
+  const throughput = await closedLoop(plain, load);
+  const cpuMs = treeCpuMs(running.pid) - cpuBefore;
+  log(
+    `  ${format} c=${plan.concurrency}: ${throughput.rps.toFixed(0)} req/s, p99 ${throughput.p99.toFixed(2)} ms, errors ${throughput.errors}`,
+  );
+  const stream = await streamLoop(streamed, {
+    ...(paired ? { baseline: requestShape(direct, format, true) } : {}),
+    concurrency: 1,
+    durationMs: plan.streamMs,
+    warmupMs: plan.streamWarmupMs,
+  });
+  log(
+    `  ${format} stream: TTFT p50 ${stream.ttft.p50.toFixed(2)} ms, gap p50 ${stream.gap.p50.toFixed(2)} ms, errors ${stream.errors}`,
+  );
+  let hold: FormatResult['hold'] = null;
+  // Quick runs hold the slow streams on the gateways only: that is where the memory target is.
+  if (format === 'openai' && (!quick || running.role === 'gateway')) {
+    await configureUpstream(upstreamUrl, plan.holdShape);
+    hold = await holdStreams(streamed, plan.holdStreams, () => treeRss(running.pid));
+    await configureUpstream(upstreamUrl, plan.streamShape);
+    log(
+      `  ${plan.holdStreams} slow streams: RSS ${(hold.idleRss / 1e6).toFixed(0)} → ${(hold.peakRss / 1e6).toFixed(0)} MB, ` +
+        `${hold.completed} completed, max ${hold.maxOpen} open, errors ${hold.errors}`,
+    );
+  }
+  return {
+    latency,
+    throughput: { ...throughput, cpuMsPerRequest: throughput.requests ? cpuMs / throughput.requests : Number.NaN },
+    stream,
+    hold,
+  };
+}
+
+function errorCount(result: FormatResult): number {
+  return result.latency.errors + result.throughput.errors + result.stream.errors + (result.hold?.errors ?? 0);
+}
+
+function firstErrorOf(result: FormatResult): string | null {
+  return (
+    result.latency.firstError ??
+    result.throughput.firstError ??
+    result.stream.firstError ??
+    result.hold?.firstError ??
+    null
+  );
+}
+
+async function measureTarget(target: Target, context: BenchContext, direct: RunningTarget): Promise<TargetResult> {
+  const base = { id: target.id, label: target.label, role: target.role };
+  const reason = target.unavailable(context);
+  if (reason) {
+    log(`${target.label}: ${reason}`);
+    return { ...base, status: 'skipped', reason, version: '', installSeconds: 0, startSeconds: 0, formats: {} };
+  }
+  log(`${target.label}: starting`);
+  const started = performance.now();
+  let running: RunningTarget;
+  try {
+    running = await target.start(context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof NotAvailable) {
+      log(`${target.label}: ${message}`);
+      return {
+        ...base,
+        status: 'skipped',
+        reason: message,
+        version: '',
+        installSeconds: 0,
+        startSeconds: 0,
+        formats: {},
+      };
+    }
+    log(`${target.label}: FAILED to start: ${message}`);
+    if (target.role !== 'peer') errors.push(`${target.label} did not start: ${message}`);
+    return { ...base, status: 'failed', reason: message, version: '', installSeconds: 0, startSeconds: 0, formats: {} };
+  }
+  const startSeconds = (performance.now() - started) / 1000 - running.installSeconds;
+  log(`${target.label}: ${running.version}, started in ${startSeconds.toFixed(1)} s`);
+  const result: TargetResult = {
+    ...base,
+    status: 'ok',
+    version: running.version,
+    installSeconds: running.installSeconds,
+    startSeconds,
+    formats: {},
+  };
+  try {
+    for (const format of plan.formats) {
+      if (!running[format]) continue;
+      try {
+        const measured = await measureFormat(running, format, context.upstreamUrl, direct);
+        result.formats[format] = measured;
+        const failed = errorCount(measured);
+        if (failed > 0 && target.role !== 'peer') {
+          errors.push(`${target.label} ${format}: ${failed} failed requests, first: ${firstErrorOf(measured)}`);
+        }
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        log(`${target.label} ${format}: FAILED: ${message}`);
+        result.formatErrors = { ...result.formatErrors, [format]: message };
+        if (target.role !== 'peer') errors.push(`${target.label} ${format}: ${message}`);
+      }
+    }
+  } finally {
+    await running.stop();
+  }
+  return result;
+}
+
+/** A separate gateway process under --cpu-prof, loaded like the throughput run, then summed up. */
+async function profileGateway(context: BenchContext): Promise<BenchResults['profile']> {
+  // One profile per thread (tsx's loader runs in its own): the main thread's is the largest.
+  const directory = path.join(WORK, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(directory, { recursive: true });
+  const spawned = performance.now();
+  const running = await gatewayEmbeddedTarget.start({ ...context, profileDirectory: directory });
+  let skipMs = 0;
+  try {
+    await configureUpstream(context.upstreamUrl, plan.streamShape);
+    const plain = requestShape(running, 'openai', false);
+    await closedLoop(plain, { concurrency: plan.concurrency, durationMs: 1000, warmupMs: 0 });
+    // Start-up and warm-up are left out of the summary.
+    skipMs = performance.now() - spawned;
+    await closedLoop(plain, { concurrency: plan.concurrency, durationMs: plan.profileMs, warmupMs: 0 });
+  } finally {
+    await running.stop();
+  }
+  const [largest] = readdirSync(directory)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => ({ name, size: statSync(path.join(directory, name)).size }))
+    .sort((left, right) => right.size - left.size);
+  if (!largest) throw new Error(`no .cpuprofile was written to ${directory}`);
+  const file = path.join(WORK, 'profiles', 'gateway.cpuprofile');
+  renameSync(path.join(directory, largest.name), file);
+  rmSync(directory, { recursive: true, force: true });
+  const summary = summariseProfile(file, 20, skipMs);
+  const text = profileText(summary);
+  writeFileSync(path.join(WORK, 'profiles', 'summary.txt'), `${text}\n`);
+  log(`profile written to ${path.relative(ROOT, file)}; summary in .bench/profiles/summary.txt`);
+  return { file: path.relative(ROOT, file), workload: `OpenAI non-streamed, c=${plan.concurrency}`, summary };
+}
+
+async function measurePipeline(): Promise<PipelineResults> {
+  const pipeline: PipelineResults = { sqlite: null, clickhouse: { reason: clickhouseUnavailable() } };
+  try {
+    log(`pipeline: SQLite projector, ${plan.projectorRequests.toLocaleString('en')} requests`);
+    const projector = await measureSqliteProjector(plan.projectorRequests);
+    log(
+      `  append ${projector.appendEventsPerSecond.toFixed(0)} events/s, project ${projector.projectEventsPerSecond.toFixed(0)} events/s`,
+    );
+    log(`pipeline: SQLite overview over ${plan.overviewRequests.toLocaleString('en')} requests`);
+    const overview = await measureSqliteOverview(plan.overviewRequests, plan.overviewRuns, plan.overviewBudgetMs);
+    log(
+      `  generated in ${overview.generateSeconds.toFixed(1)} s, ${overview.rollupRows} rollup rows; all users p95 ${overview.allUsers.p95.toFixed(1)} ms, one user p95 ${overview.oneUser.p95.toFixed(1)} ms`,
+    );
+    pipeline.sqlite = { projector, overview };
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    log(`pipeline: FAILED: ${message}`);
+    errors.push(`pipeline: ${message}`);
+  }
+  log(`pipeline: ClickHouse ${pipeline.clickhouse.reason}`);
+  return pipeline;
+}
+
+async function main(): Promise<number> {
+  ensureWorkDirectories();
+  const loadBefore = os.loadavg();
+  log(
+    `${quick ? 'quick' : 'full'} run on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}`,
+  );
+  const upstream = await forkTs('fake-upstream', 'bench/fake-upstream.ts');
+  const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
+  const context: BenchContext = { upstreamUrl, quick, profileDirectory: null, log };
+  const targets: Target[] = [
+    upstreamTarget({ url: upstreamUrl, pid: upstream.child.pid }),
+    ceilingTarget,
+    gatewayEmbeddedTarget,
+    gatewayClusterTarget,
+    ...(withPeers ? [portkeyTarget, litellmTarget] : []),
+  ].filter((target) => !only || only.includes(target.id));
+  const results: TargetResult[] = [];
+  let profile: BenchResults['profile'] = null;
+  let pipeline: PipelineResults | null = null;
+  try {
+    const direct = await upstreamTarget({ url: upstreamUrl, pid: upstream.child.pid }).start(context);
+    for (const target of targets) results.push(await measureTarget(target, context, direct));
+    if (withProfile && (!only || only.includes('gateway'))) {
+      try {
+        profile = await profileGateway(context);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        log(`profile: FAILED: ${message}`);
+        errors.push(`profile: ${message}`);
+      }
+    }
+  } finally {
+    await upstream.child.stop();
+  }
+  if (withPipeline) pipeline = await measurePipeline();
+  const bench: BenchResults = {
+    quick,
+    startedAt: new Date(Date.now() - (performance.now() - t0)).toISOString(),
+    seconds: (performance.now() - t0) / 1000,
+    loadBefore,
+    loadAfter: os.loadavg(),
+    command: `npm run ${quick ? 'bench:quick' : 'bench'}${argv.filter((value) => value !== '--quick').length ? ` -- ${argv.filter((value) => value !== '--quick').join(' ')}` : ''}`,
+    plan,
+    targets: results,
+    pipeline,
+    profile,
+    errors,
+  };
+  printSummary(bench);
+  try {
+    const written = await writeReport(bench, outDirectory);
+    log(`report: ${written.map((file) => path.relative(ROOT, file)).join(', ')}`);
+  } catch (error) {
+    errors.push(`report: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  if (errors.length) {
+    console.error(`\nbench errors:\n${errors.map((error) => `  - ${error}`).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
