@@ -61,7 +61,13 @@ export class ChannelRouter {
     try {
       apiKey = decryptSecret(document.apiKeyCiphertext, this.#encryptionKey);
     } catch {
-      console.error(JSON.stringify({ level: 'error', msg: 'channel key cannot be decrypted; channel skipped', channel: document.name }));
+      console.error(
+        JSON.stringify({
+          level: 'error',
+          msg: 'channel key cannot be decrypted; channel skipped',
+          channel: document.name,
+        }),
+      );
       return null;
     }
     return {
