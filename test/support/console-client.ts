@@ -5,7 +5,6 @@
 import type { CreatedToken, UserView } from '../../contracts/console-api.ts';
 
 // Tests read arbitrary fields of answers; the contract types are asserted where it matters.
-// biome-ignore lint/suspicious/noExplicitAny: test helper over JSON answers
 type ConsoleResponseBody = any;
 
 export class ConsoleClient {
