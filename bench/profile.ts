@@ -131,6 +131,81 @@ export function summariseProfile(file: string, top = 25, skipMs = 0): ProfileSum
   };
 }
 
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * A flame graph of the profile (after `skipMs`) as SVG: one box per call path, as wide as its inclusive
+ * time; paths under 0.2% are left out. Hover a box for its function, place and share.
+ */
+export function flameGraphSvg(file: string, skipMs = 0, title = 'CPU flame graph'): string {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<number, number>();
+  let elapsedMs = 0;
+  for (let index = 0; index < profile.samples.length; index++) {
+    const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+    elapsedMs += ms;
+    if (elapsedMs < skipMs) continue;
+    const id = profile.samples[index]!;
+    if (byId.get(id)?.callFrame.functionName === '(idle)') continue;
+    self.set(id, (self.get(id) ?? 0) + ms);
+  }
+  const total = new Map<number, number>();
+  const sum = (id: number): number => {
+    const node = byId.get(id)!;
+    let value = self.get(id) ?? 0;
+    for (const child of node.children ?? []) value += sum(child);
+    total.set(id, value);
+    return value;
+  };
+  const root = profile.nodes[0]!;
+  const rootMs = sum(root.id);
+  const width = 1400;
+  const rowHeight = 17;
+  const boxes: string[] = [];
+  let maxDepth = 0;
+  const draw = (id: number, x: number, depth: number) => {
+    const ms = total.get(id) ?? 0;
+    const boxWidth = (width * ms) / rootMs;
+    if (ms / rootMs < 0.002) return;
+    maxDepth = Math.max(maxDepth, depth);
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const name = functionName || '(anonymous)';
+    const where = url ? ` ${shortUrl(url)}:${lineNumber + 1}` : '';
+    const own = url.includes(ROOT) && !url.includes('/node_modules/');
+    const hue = own ? 210 : url.includes('/node_modules/') ? 30 : url.startsWith('node:') ? 120 : 0;
+    const label = `${name}${where} — ${((100 * ms) / rootMs).toFixed(1)}%`;
+    boxes.push(
+      `<g><title>${escapeXml(label)}</title><rect x="${x.toFixed(1)}" y="DEPTH${depth}" width="${boxWidth.toFixed(1)}" height="${rowHeight - 1}" fill="hsl(${hue},60%,${60 + ((name.length * 7) % 20)}%)"/>` +
+        (boxWidth > 50
+          ? `<text x="${(x + 3).toFixed(1)}" y="DEPTH${depth}T" font-size="11">${escapeXml(name.slice(0, Math.floor(boxWidth / 7)))}</text>`
+          : '') +
+        '</g>',
+    );
+    let childX = x;
+    for (const child of byId.get(id)!.children ?? []) {
+      draw(child, childX, depth + 1);
+      childX += (width * (total.get(child) ?? 0)) / rootMs;
+    }
+  };
+  draw(root.id, 0, 0);
+  const height = (maxDepth + 1) * rowHeight + 40;
+  // Flame graphs grow upwards: the root at the bottom.
+  const body = boxes
+    .join('\n')
+    .replace(/DEPTH(\d+)T/g, (_, depth) => String(height - (Number(depth) + 1) * rowHeight + 12))
+    .replace(/DEPTH(\d+)/g, (_, depth) => String(height - (Number(depth) + 1) * rowHeight));
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="DejaVu Sans Mono, monospace">`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    `<text x="6" y="18" font-size="14">${escapeXml(`${title} — ${(rootMs / 1000).toFixed(1)} s busy; blue: this repository, orange: packages, green: Node`)}</text>`,
+    body,
+    '</svg>',
+  ].join('\n');
+}
+
 export function profileText(summary: ProfileSummary): string {
   const table = (title: string, rows: ProfileRow[]) =>
     [

@@ -5,7 +5,7 @@
  * rendered to PNG with headless Chromium (the SVG is kept when no Chromium is installed).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StreamShape } from './fake-upstream.ts';
@@ -69,7 +69,7 @@ export interface BenchResults {
   plan: Plan;
   targets: TargetResult[];
   pipeline: PipelineResults | null;
-  profile: { file: string; workload: string; summary: ProfileSummary } | null;
+  profile: { file: string; flameGraph: string; workload: string; summary: ProfileSummary } | null;
   errors: string[];
 }
 
@@ -340,7 +340,7 @@ function pipelineSection(bench: BenchResults): string {
   return lines.join('\n');
 }
 
-function profileSection(bench: BenchResults): string {
+function profileSection(bench: BenchResults, flame: string | null): string {
   if (!bench.profile) return '';
   const { summary, workload, file } = bench.profile;
   const rows = (list: ProfileSummary['topSelf'], count: number) =>
@@ -353,8 +353,9 @@ function profileSection(bench: BenchResults): string {
   return [
     '## Where the gateway spends its CPU',
     '',
-    `A separate gateway process ran under \`node --cpu-prof\` with ${workload} for ${(bench.plan.profileMs / 1000).toFixed(0)} s (${(summary.busyMs / 1000).toFixed(1)} s of ${(summary.totalMs / 1000).toFixed(1)} s sampled were busy; percentages are of busy time). The profile is \`${file}\` (open it in Chrome DevTools or speedscope for a flame graph); \`npx tsx bench/profile.ts ${file}\` prints this summary again.`,
+    `A separate gateway process ran under \`node --cpu-prof\` with ${workload} for ${(bench.plan.profileMs / 1000).toFixed(0)} s (${(summary.busyMs / 1000).toFixed(1)} s of ${(summary.totalMs / 1000).toFixed(1)} s sampled were busy; percentages are of busy time; start-up and warm-up are left out). The profile is \`${file}\` (git-ignored; open it in Chrome DevTools or speedscope); \`npx tsx bench/profile.ts ${file}\` prints this summary again.`,
     '',
+    ...(flame ? [`Flame graph (hover a box for its function and share): [${flame}](${flame})`, ''] : []),
     'Self time by function:',
     '',
     rows(summary.topSelf, 15),
@@ -379,7 +380,7 @@ function machineLines(bench: BenchResults): string[] {
   ];
 }
 
-export function markdown(bench: BenchResults, chart: string | null): string {
+export function markdown(bench: BenchResults, chart: string | null, flame: string | null = null): string {
   const goals = evaluateGoals(bench);
   const plan = bench.plan;
   const versions = bench.targets.map((target) => {
@@ -413,7 +414,7 @@ export function markdown(bench: BenchResults, chart: string | null): string {
     formatSection(bench, 'openai'),
     formatSection(bench, 'anthropic'),
     pipelineSection(bench),
-    profileSection(bench),
+    profileSection(bench, flame),
     '## How to run it',
     '',
     '```sh',
@@ -568,8 +569,14 @@ export async function writeReport(bench: BenchResults, directory: string): Promi
       written.push(fallback);
     }
   } else written.push(svgFile);
+  let flame: string | null = null;
+  if (bench.profile && existsSync(bench.profile.flameGraph)) {
+    flame = `${name}-gateway-flame.svg`;
+    copyFileSync(bench.profile.flameGraph, path.join(directory, flame));
+    written.push(path.join(directory, flame));
+  }
   const file = path.join(directory, `${name}.md`);
-  writeFileSync(file, markdown(bench, chart));
+  writeFileSync(file, markdown(bench, chart, flame));
   written.push(file);
   writeFileSync(path.join(WORK, `${name}.json`), JSON.stringify(bench, null, 2));
   return written;

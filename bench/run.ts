@@ -20,7 +20,7 @@ import type { StreamShape } from './fake-upstream.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { clickhouseUnavailable, measureSqliteOverview, measureSqliteProjector } from './pipeline.ts';
 import { forkTs, ROOT, treeCpuMs, treeRss, WORK } from './processes.ts';
-import { profileText, summariseProfile } from './profile.ts';
+import { flameGraphSvg, profileText, summariseProfile } from './profile.ts';
 import {
   type BenchResults,
   type FormatResult,
@@ -279,10 +279,17 @@ async function profileGateway(context: BenchContext): Promise<BenchResults['prof
   renameSync(path.join(directory, largest.name), file);
   rmSync(directory, { recursive: true, force: true });
   const summary = summariseProfile(file, 20, skipMs);
+  const flameGraph = path.join(WORK, 'profiles', 'gateway-flame.svg');
+  writeFileSync(flameGraph, flameGraphSvg(file, skipMs, `gateway, ${plan.concurrency} clients, OpenAI non-streamed`));
   const text = profileText(summary);
   writeFileSync(path.join(WORK, 'profiles', 'summary.txt'), `${text}\n`);
   log(`profile written to ${path.relative(ROOT, file)}; summary in .bench/profiles/summary.txt`);
-  return { file: path.relative(ROOT, file), workload: `OpenAI non-streamed, c=${plan.concurrency}`, summary };
+  return {
+    file: path.relative(ROOT, file),
+    flameGraph,
+    workload: `OpenAI non-streamed, c=${plan.concurrency}`,
+    summary,
+  };
 }
 
 async function measurePipeline(): Promise<PipelineResults> {
