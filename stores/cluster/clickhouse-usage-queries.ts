@@ -66,7 +66,14 @@ export class ClickHouseUsageQueries implements UsageReadModel {
     if (query.token_id) conditions.push(`token_id = ${stringLiteral(query.token_id)}`);
     const source = `${this.#database}.usage_hourly FINAL WHERE ${conditions.join(' AND ')}`;
     const bucket = granularity === 'day' ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';
-    const [totals, series, byModel] = await Promise.all([
+    const rawConditions = [
+      `started_at_ms >= ${integerLiteral(alignedFrom)}`,
+      `started_at_ms < ${integerLiteral(to)}`,
+      ...(query.userId !== null ? [`user_id = ${stringLiteral(query.userId)}`] : []),
+      ...(query.model ? [`model_requested = ${stringLiteral(query.model)}`] : []),
+      ...(query.token_id ? [`token_id = ${stringLiteral(query.token_id)}`] : []),
+    ];
+    const [totals, series, byModel, byToken, latency] = await Promise.all([
       this.#rows<TotalsRow>(`SELECT ${sums} FROM ${source}`),
       this.#rows<TotalsRow & { bucket: string; model: string }>(
         `SELECT ${bucket} AS bucket, model, ${sums} FROM ${source} GROUP BY bucket, model ORDER BY bucket, model`,
@@ -74,7 +81,19 @@ export class ClickHouseUsageQueries implements UsageReadModel {
       this.#rows<TotalsRow & { model: string }>(
         `SELECT model, ${sums} FROM ${source} GROUP BY model ORDER BY prompt_tokens + completion_tokens DESC`,
       ),
+      this.#rows<TotalsRow & { token_id: string }>(
+        `SELECT token_id, ${sums} FROM ${source} AND token_id != '' GROUP BY token_id
+         ORDER BY prompt_tokens + completion_tokens DESC, calls DESC LIMIT 10`,
+      ),
+      // The average from the rollups; the 95th percentile from the raw rows of the range.
+      this.#rows<{ latency_sum: string; calls: string; p95: number | string; count: string }>(
+        `SELECT (SELECT sum(latency_ms_sum) FROM ${source}) AS latency_sum, (SELECT sum(calls) FROM ${source}) AS calls,
+           if(count() = 0, 0, quantileExact(0.95)(latency_ms)) AS p95, count() AS count
+         FROM ${this.#database}.requests FINAL WHERE ${rawConditions.join(' AND ')}`,
+      ),
     ]);
+    const latencyRow = latency[0];
+    const rollupCalls = Number(latencyRow?.calls ?? 0);
     return {
       from: new Date(alignedFrom).toISOString(),
       to: new Date(to).toISOString(),
@@ -86,6 +105,11 @@ export class ClickHouseUsageQueries implements UsageReadModel {
         ...totalsOf(row),
       })),
       by_model: byModel.map((row) => ({ model: row.model, ...totalsOf(row) })),
+      latency: {
+        average_ms: rollupCalls > 0 ? Math.round(Number(latencyRow!.latency_sum) / rollupCalls) : null,
+        p95_ms: Number(latencyRow?.count ?? 0) > 0 ? Math.round(Number(latencyRow!.p95)) : null,
+      },
+      by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf(row) })),
     };
   }
 
@@ -97,6 +121,9 @@ export class ClickHouseUsageQueries implements UsageReadModel {
     if (query.to) conditions.push(`started_at_ms < ${integerLiteral(Date.parse(query.to))}`);
     if (query.model) conditions.push(`model_requested = ${stringLiteral(query.model)}`);
     if (query.token_id) conditions.push(`token_id = ${stringLiteral(query.token_id)}`);
+    // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
+    if (query.status === 'ok') conditions.push(`status < 400 AND error_type = ''`);
+    if (query.status === 'error') conditions.push(`(status >= 400 OR error_type != '')`);
     const cursor = decodeCursor(query.cursor);
     if (cursor) {
       conditions.push(

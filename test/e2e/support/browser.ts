@@ -57,16 +57,16 @@ export async function openPage(
   return { page, errors, close: () => context.close() };
 }
 
-/** Starts a run with an empty artifacts directory, so every screenshot there is from this run. */
-export function clearArtifacts(): void {
-  rmSync(ARTIFACTS, { recursive: true, force: true });
-  mkdirSync(ARTIFACTS, { recursive: true });
+/** Starts a run with an empty artifacts folder, so every screenshot there is from this run. */
+export function clearArtifacts(folder: string): void {
+  rmSync(path.join(ARTIFACTS, folder), { recursive: true, force: true });
+  mkdirSync(path.join(ARTIFACTS, folder), { recursive: true });
 }
 
 export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
+  mkdirSync(path.dirname(path.join(ARTIFACTS, name)), { recursive: true });
   // Let charts finish their entry animation.
-  await page.waitForTimeout(name.startsWith('overview') ? 900 : 150);
+  await page.waitForTimeout(name.includes('overview') ? 900 : 150);
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage });
 }
 
@@ -80,7 +80,7 @@ export async function waitForText(page: Page, selector: string, expected: string
     );
   } catch (error) {
     const actual = await page.evaluate((css) => document.querySelector(css)?.textContent ?? null, selector);
-    await screenshot(page, `failed-${Date.now()}`);
+    await screenshot(page, `failed/${Date.now()}`);
     throw new Error(`"${selector}" did not come to contain "${expected}"; it reads ${JSON.stringify(actual)}`, {
       cause: error,
     });
