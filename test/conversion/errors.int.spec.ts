@@ -144,7 +144,7 @@ describe('errors after the first byte', () => {
       expect(Object.keys(JSON.parse(last.data).error).sort()).toEqual(['code', 'message', 'param', 'type']);
     }
     const completed = await waitFor(() => published.find((event) => event.type === 'request.completed'));
-    expect(bodyOf(completed)).toMatchObject({ status: 200, errorType: 'upstream_unreachable' });
+    expect(bodyOf(completed)).toMatchObject({ status: 200, errorType: 'upstream_stream_interrupted' });
   });
 });
 
