@@ -87,7 +87,8 @@ export class EventPublisher {
     this.#timer = null;
     while (this.#queue.length > 0 && Date.now() < deadline) {
       await this.flush();
-      if (this.#queue.length > 0) await new Promise((resolve) => setTimeout(resolve, this.#retryDelay()));
+      const wait = Math.min(this.#retryDelay(), deadline - Date.now());
+      if (this.#queue.length > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
     if (this.#queue.length > 0) throw new Error(`${this.#queue.length} events could not be appended before shutdown.`);
   }
