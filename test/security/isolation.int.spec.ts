@@ -261,12 +261,13 @@ describe('cross-site request forgery', () => {
     async (route) => {
       const caller = route.access === 'admin' ? admin : alice;
       const url = concrete(route, { token: aliceTokenId, channel: channelId, user: aliceUserId });
-      for (const headers of [
+      const attempts: Array<Record<string, string>> = [
         { origin: 'https://evil.example' },
         { origin: 'null' },
         { origin: '', referer: 'https://evil.example/page' },
         { origin: '' },
-      ]) {
+      ];
+      for (const headers of attempts) {
         const response = await caller.call(route.method, url, bodyFor(route), headers);
         expect(response.status, JSON.stringify(headers)).toBe(403);
         expect(response.body.error.code).toBe('cross_site_request');
