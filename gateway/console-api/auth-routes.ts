@@ -9,6 +9,7 @@ import { registerUser } from '../commands/accounts.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { decoyPasswordHash, verifyPassword } from '../security/passwords.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
+import { authRateLimit } from './auth-rate-limit.ts';
 import { currentUser } from './guards.ts';
 import { clearSessionCookie, createSessionValue, passwordFingerprint, setSessionCookie } from './sessions.ts';
 
@@ -32,14 +33,17 @@ export function authRoutes(context: CommandContext, { secureCookies }: { secureC
   const signIn = (response: Parameters<typeof setSessionCookie>[0], user: UserDocument) =>
     startSession(response, user, context.keys.sessions, secureCookies);
 
-  router.post('/auth/register', async (request, response) => {
+  // One limiter for both routes: a guesser cannot double the attempts by alternating them.
+  const limitAttempts = authRateLimit();
+
+  router.post('/auth/register', limitAttempts, async (request, response) => {
     const input = parseOrThrow(registerRequestSchema, request.body);
     const user = await registerUser(context, input);
     signIn(response, user);
     response.status(201).json(userView(user));
   });
 
-  router.post('/auth/login', async (request, response) => {
+  router.post('/auth/login', limitAttempts, async (request, response) => {
     const input = parseOrThrow(loginRequestSchema, request.body);
     await context.stores.lookups.ensureEmail(input.email);
     const user = context.stores.lookups.userByEmail(input.email);

@@ -3,6 +3,7 @@
  * Administrators manage the upstream channels: list, add, change, remove, and test with a one-token
  * request. The upstream key is write-only: answers carry only a masked hint.
  */
+import { isIP } from 'node:net';
 import { Router } from 'express';
 import {
   type ChannelView,
@@ -12,10 +13,13 @@ import {
 } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import { channelById, createChannel, removeChannel, updateChannel } from '../commands/channel-admin.ts';
+import { keyCiphertextsOf } from '../commands/channels.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { testChannel } from '../commands/test-channel.ts';
+import type { ChannelHealth } from '../relay/circuit-breaker.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
-import { parseOrThrow } from './api-error.ts';
+import { allowPrivateUpstreams, assertPublicUrl, BlockedUrlError } from '../security/url-guard.ts';
+import { ApiError, parseOrThrow } from './api-error.ts';
 import { adminUser } from './guards.ts';
 
 /** `••••` and the key's last four characters (none of a short key), so admins can tell keys apart. */
@@ -23,7 +27,11 @@ export function maskKey(key: string): string {
   return `••••${key.length >= 12 ? key.slice(-4) : ''}`;
 }
 
-export function channelView(channel: ChannelDocument, encryptionKey: Buffer): ChannelView {
+export function channelView(
+  channel: ChannelDocument,
+  encryptionKey: Buffer,
+  health?: (channelId: string) => ChannelHealth,
+): ChannelView {
   let hint = '••••';
   try {
     hint = maskKey(decryptSecret(channel.apiKeyCiphertext, encryptionKey));
@@ -43,12 +51,44 @@ export function channelView(channel: ChannelDocument, encryptionKey: Buffer): Ch
     thinking_to_content: channel.thinkingToContent,
     enabled: channel.enabled,
     updated_at: channel.updatedAt,
+    key_count: keyCiphertextsOf(channel).length,
+    connect_timeout_ms: channel.connectTimeoutMs ?? null,
+    first_byte_timeout_ms: channel.firstByteTimeoutMs ?? null,
+    idle_timeout_ms: channel.idleTimeoutMs ?? null,
+    ...(health && { health: healthView(health(channel.channelId)) }),
   };
 }
 
-export function channelRoutes(context: CommandContext): Router {
+function healthView(health: ChannelHealth): NonNullable<ChannelView['health']> {
+  return {
+    state: health.state,
+    consecutive_failures: health.consecutiveFailures,
+    opened_at: health.openedAt === null ? null : new Date(health.openedAt).toISOString(),
+  };
+}
+
+/**
+ * The server-side request forgery guard on URLs entered in the console (see security/url-guard): a base
+ * URL on a private, loopback or link-local address is refused unless ALLOW_PRIVATE_UPSTREAMS=true.
+ * `hostNamesOnly` (the channel test) re-resolves host names only: a name re-pointed at an internal
+ * address after it was entered is refused, while literal addresses were judged when entered (or come
+ * from the operator's config file, which is not checked).
+ */
+async function refusePrivateUpstream(url: string, allowPrivate: boolean, { hostNamesOnly = false } = {}) {
+  if (hostNamesOnly && isIP(new URL(url).hostname.replace(/^\[|\]$/g, ''))) return;
+  try {
+    await assertPublicUrl(url, { allowPrivate });
+  } catch (error) {
+    if (error instanceof BlockedUrlError)
+      throw new ApiError(400, 'upstream_address_refused', error.message, 'base_url');
+    throw error;
+  }
+}
+
+export function channelRoutes(context: CommandContext, health?: (channelId: string) => ChannelHealth): Router {
   const router = Router();
-  const view = (channel: ChannelDocument) => channelView(channel, context.keys.encryption);
+  const view = (channel: ChannelDocument) => channelView(channel, context.keys.encryption, health);
+  const allowPrivate = allowPrivateUpstreams();
 
   router.get('/channels', (request, response) => {
     adminUser(request);
@@ -61,12 +101,14 @@ export function channelRoutes(context: CommandContext): Router {
   router.post('/channels', async (request, response) => {
     adminUser(request);
     const input = parseOrThrow(createChannelRequestSchema, request.body);
+    await refusePrivateUpstream(input.base_url, allowPrivate);
     response.status(201).json(view(await createChannel(context, input)));
   });
 
   router.patch('/channels/:id', async (request, response) => {
     adminUser(request);
     const input = parseOrThrow(updateChannelRequestSchema, request.body);
+    if (input.base_url !== undefined) await refusePrivateUpstream(input.base_url, allowPrivate);
     response.json(view(await updateChannel(context, request.params.id!, input)));
   });
 
@@ -80,6 +122,7 @@ export function channelRoutes(context: CommandContext): Router {
     adminUser(request);
     const input = parseOrThrow(channelTestRequestSchema, request.body ?? {});
     const channel = channelById(context, request.params.id!);
+    await refusePrivateUpstream(channel.baseUrl, allowPrivate, { hostNamesOnly: true });
     response.json(await testChannel(channel, context.keys.encryption, input.model));
   });
 

@@ -74,17 +74,40 @@ function configFile(directory: string, upstreamUrl: string, extraChannels: Extra
   return file;
 }
 
+/**
+ * Settings the console API reads from the process environment when it is built (the runtime does not
+ * pass them through `Settings` yet): copied into `process.env` before each runtime starts.
+ */
+const PROCESS_SETTINGS = [
+  'ALLOW_PRIVATE_UPSTREAMS',
+  'AUTH_RATE_LIMIT_ATTEMPTS',
+  'AUTH_RATE_LIMIT_IP_ATTEMPTS',
+  'AUTH_RATE_LIMIT_WINDOW_MS',
+] as const;
+
+async function createHarnessRuntime(environment: Record<string, string>): Promise<GatewayRuntime> {
+  for (const name of PROCESS_SETTINGS) {
+    if (environment[name] === undefined) delete process.env[name];
+    else process.env[name] = environment[name];
+  }
+  return createRuntime(readSettings(environment));
+}
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const upstream = await startFakeUpstream();
   const dataDirectory = options.dataDirectory ?? mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
-  const environment = {
+  const environment: Record<string, string> = {
     DATA_DIR: dataDirectory,
     GATEWAY_CONFIG: configFile(dataDirectory, upstream.url, options.extraChannels),
     PORT: '0',
     HOST: '127.0.0.1',
+    // The fake upstream is on loopback, and every test client signs in from 127.0.0.1: the SSRF guard
+    // and the sign-in rate limit are tested on their own (test/security), with these overridden.
+    ALLOW_PRIVATE_UPSTREAMS: 'true',
+    AUTH_RATE_LIMIT_ATTEMPTS: '1000',
     ...options.environment,
   };
-  let runtime = await createRuntime(readSettings(environment));
+  let runtime = await createHarnessRuntime(environment);
   let baseUrl = await listen(runtime);
   const harness: Harness = {
     get baseUrl() {
@@ -97,7 +120,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     dataDirectory,
     async restart() {
       await runtime.close();
-      runtime = await createRuntime(readSettings(environment));
+      runtime = await createHarnessRuntime(environment);
       baseUrl = await listen(runtime);
     },
     async stop() {
