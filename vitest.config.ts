@@ -1,22 +1,50 @@
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Suites that share the real Kafka, ClickHouse and Redis servers. Some stop a server on purpose
+ * (outage tests), so they run one file at a time, after everything else (`npm test` runs the two
+ * projects in turn).
+ */
+const sharedServerSuites = [
+  'test/cluster/**/*.spec.ts',
+  'test/faults/cluster-*.spec.ts',
+  'test/e2e/console-cluster.e2e.spec.ts',
+];
+
+const shared = {
+  testTimeout: 30_000,
+  hookTimeout: 120_000,
+  // Integration suites bind real ports and temp SQLite files; forks keep native modules isolated.
+  pool: 'forks' as const,
+};
+
 export default defineConfig({
   // Only the console's .vue files need it; every other suite is plain TypeScript.
   plugins: [vue()],
   test: {
-    include: [
-      'test/**/*.spec.ts',
-      'contracts/**/*.spec.ts',
-      'gateway/**/*.spec.ts',
-      'projector/**/*.spec.ts',
-      'stores/**/*.spec.ts',
-      // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.
-      'console/src/**/*.unit.spec.ts',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'main',
+          include: [
+            'test/**/*.spec.ts',
+            'contracts/**/*.spec.ts',
+            'gateway/**/*.spec.ts',
+            'projector/**/*.spec.ts',
+            'stores/**/*.spec.ts',
+            // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.
+            'console/src/**/*.unit.spec.ts',
+          ],
+          exclude: ['**/node_modules/**', ...sharedServerSuites],
+          ...shared,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'cluster', include: sharedServerSuites, fileParallelism: false, ...shared },
+      },
     ],
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-    // Integration suites bind real ports and temp SQLite files; forks keep native modules isolated.
-    pool: 'forks',
   },
 });
