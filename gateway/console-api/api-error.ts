@@ -52,6 +52,22 @@ export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, 
     response.status(413).json(new ApiError(413, 'request_too_large', 'Request body is too large.').body());
     return;
   }
+  const storageCode = (error as { code?: string }).code;
+  if (storageCode === 'SQLITE_FULL' || storageCode === 'ENOSPC') {
+    // The embedded store's disk is full: say so, instead of a generic failure. A change whose event was
+    // appended before the projection hit the full disk appears once space is back.
+    console.error(JSON.stringify({ level: 'error', msg: 'storage full', error: String((error as Error)?.message) }));
+    response
+      .status(507)
+      .json(
+        new ApiError(
+          507,
+          'storage_full',
+          'The gateway cannot save this change: its data disk is full. Ask the operator to free space, then check before retrying.',
+        ).body(),
+      );
+    return;
+  }
   if (status && status >= 400 && status < 500) {
     response.status(status).json(new ApiError(status, 'invalid_request', (error as Error).message).body());
     return;

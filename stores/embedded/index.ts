@@ -37,15 +37,26 @@ export function createEmbeddedStores(dataDirectory: string): EmbeddedStores {
   catchUp();
 
   // Project right after each append, off the caller's stack, so a burst of appends is applied together.
+  // A failure here (the disk full: SQLITE_FULL) must not escape as an uncaught exception, which would end
+  // the process: the events are safe in the log, so log it and try again shortly.
   let scheduled = false;
-  events.onAppended(() => {
+  function scheduleCatchUp(delayMs = 0): void {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(() => {
+    const run = () => {
       scheduled = false;
-      if (database.open) catchUp();
-    });
-  });
+      if (!database.open) return;
+      try {
+        catchUp();
+      } catch (error) {
+        console.error(JSON.stringify({ level: 'error', msg: 'projection failed; will retry', error: String(error) }));
+        scheduleCatchUp(1_000);
+      }
+    };
+    if (delayMs === 0) setImmediate(run);
+    else setTimeout(run, delayMs).unref();
+  }
+  events.onAppended(() => scheduleCatchUp());
 
   return {
     mode: 'embedded',
