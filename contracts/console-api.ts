@@ -33,6 +33,21 @@ const tokenPolicyFields = {
   expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
   quota: z.number().int().min(0).nullable().optional(),
   models: z.array(z.string().min(1)).max(256).nullable().optional(),
+  /** IPs or CIDR ranges, IPv4 or IPv6 (`10.0.0.0/8`, `2001:db8::/32`); null allows any address */
+  ip_allowlist: z
+    .array(
+      z
+        .string()
+        .trim()
+        .regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be an IP address or a CIDR range such as 10.0.0.0/8'),
+    )
+    .max(256)
+    .nullable()
+    .optional(),
+  /** requests per minute, across every gateway node; null is unlimited */
+  rpm_limit: z.number().int().min(1, 'must be at least 1 (or null for no limit)').nullable().optional(),
+  /** tokens (prompt + completion) per minute, across every gateway node; null is unlimited */
+  tpm_limit: z.number().int().min(1, 'must be at least 1 (or null for no limit)').nullable().optional(),
 };
 
 export const createTokenRequestSchema = z.object({
@@ -59,6 +74,9 @@ export const tokenViewSchema = z.object({
   quota: z.number().nullable(),
   used_tokens: z.number(),
   models: z.array(z.string()).nullable(),
+  ip_allowlist: z.array(z.string()).nullable().optional(),
+  rpm_limit: z.number().nullable().optional(),
+  tpm_limit: z.number().nullable().optional(),
 });
 
 /** Only the create response carries the plaintext key, this once. */
@@ -176,6 +194,15 @@ const channelFields = {
   type: channelTypeSchema,
   base_url: z.url('must be an absolute http(s) URL'),
   api_key: z.string().trim().min(1, 'must hold the upstream key').max(4096),
+  /** several upstream keys, used in turn; replaces `api_key` when given */
+  api_keys: z
+    .array(z.string().trim().min(1, 'must hold an upstream key').max(4096))
+    .min(1, 'must hold at least one key')
+    .max(64),
+  /** per-channel timeouts in ms; null falls back to the gateway's defaults */
+  connect_timeout_ms: z.number().int().min(1).max(600_000).nullable(),
+  first_byte_timeout_ms: z.number().int().min(1).max(3_600_000).nullable(),
+  idle_timeout_ms: z.number().int().min(1).max(3_600_000).nullable(),
   models: z.array(z.string().trim().min(1)).min(1, 'must list at least one model').max(256),
   /** client model name → upstream model name */
   model_mapping: z.record(z.string(), z.string()),
@@ -187,16 +214,32 @@ const channelFields = {
   enabled: z.boolean(),
 };
 
-export const createChannelRequestSchema = z.object({
-  ...channelFields,
-  model_mapping: channelFields.model_mapping.optional(),
-  priority: channelFields.priority.optional(),
-  weight: channelFields.weight.optional(),
-  thinking_to_content: channelFields.thinking_to_content.optional(),
-  enabled: channelFields.enabled.optional(),
-});
+export const createChannelRequestSchema = z
+  .object({
+    ...channelFields,
+    api_key: channelFields.api_key.optional(),
+    api_keys: channelFields.api_keys.optional(),
+    connect_timeout_ms: channelFields.connect_timeout_ms.optional(),
+    first_byte_timeout_ms: channelFields.first_byte_timeout_ms.optional(),
+    idle_timeout_ms: channelFields.idle_timeout_ms.optional(),
+    model_mapping: channelFields.model_mapping.optional(),
+    priority: channelFields.priority.optional(),
+    weight: channelFields.weight.optional(),
+    thinking_to_content: channelFields.thinking_to_content.optional(),
+    enabled: channelFields.enabled.optional(),
+  })
+  .refine((input) => input.api_key !== undefined || input.api_keys !== undefined, {
+    message: 'must hold the upstream key (api_key, or api_keys for several)',
+    path: ['api_key'],
+  });
 
 export const updateChannelRequestSchema = z.object(channelFields).partial();
+
+export const channelHealthSchema = z.object({
+  state: z.enum(['closed', 'open', 'half_open']),
+  consecutive_failures: z.number(),
+  opened_at: z.string().nullable(),
+});
 
 export const channelViewSchema = z.object({
   id: z.string(),
@@ -212,6 +255,13 @@ export const channelViewSchema = z.object({
   thinking_to_content: z.boolean(),
   enabled: z.boolean(),
   updated_at: z.string(),
+  /** how many upstream keys the channel uses in turn */
+  key_count: z.number().optional(),
+  connect_timeout_ms: z.number().nullable().optional(),
+  first_byte_timeout_ms: z.number().nullable().optional(),
+  idle_timeout_ms: z.number().nullable().optional(),
+  /** the circuit breaker of this channel on the gateway node that answered (breakers are per node) */
+  health: channelHealthSchema.optional(),
 });
 
 export const channelTestRequestSchema = z.object({ model: z.string().min(1).optional() });
@@ -245,6 +295,7 @@ export type UsageTotals = z.infer<typeof usageTotalsSchema>;
 export type UsageLogsQuery = z.infer<typeof usageLogsQuerySchema>;
 export type UsageLogEntry = z.infer<typeof usageLogEntrySchema>;
 export type UsageLogsPage = z.infer<typeof usageLogsPageSchema>;
+export type ChannelHealth = z.infer<typeof channelHealthSchema>;
 export type ConsoleError = z.infer<typeof consoleErrorSchema>;
 export type UsageLatency = z.infer<typeof usageLatencySchema>;
 export type UsageByToken = z.infer<typeof usageByTokenSchema>;

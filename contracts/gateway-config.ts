@@ -6,21 +6,32 @@
  */
 import { z } from 'zod';
 
-export const channelConfigSchema = z.object({
-  name: z.string().min(1),
-  type: z.enum(['openai', 'anthropic']),
-  base_url: z.url('must be an absolute http(s) URL'),
-  api_key: z.string().min(1, 'must hold the upstream key'),
-  models: z.array(z.string().min(1)).min(1, 'must list at least one model'),
-  /** client model name → upstream model name */
-  model_mapping: z.record(z.string(), z.string()).default({}),
-  /** higher tiers are tried first */
-  priority: z.number().int().default(0),
-  /** weighted random inside a tier */
-  weight: z.number().int().min(0).default(1),
-  thinking_to_content: z.boolean().default(false),
-  enabled: z.boolean().default(true),
-});
+export const channelConfigSchema = z
+  .object({
+    name: z.string().min(1),
+    type: z.enum(['openai', 'anthropic']),
+    base_url: z.url('must be an absolute http(s) URL'),
+    api_key: z.string().min(1, 'must hold the upstream key').optional(),
+    /** several upstream keys, used in turn (round-robin); replaces `api_key` */
+    api_keys: z.array(z.string().min(1)).min(1, 'must hold at least one key').optional(),
+    models: z.array(z.string().min(1)).min(1, 'must list at least one model'),
+    /** client model name → upstream model name */
+    model_mapping: z.record(z.string(), z.string()).default({}),
+    /** higher tiers are tried first */
+    priority: z.number().int().default(0),
+    /** weighted random inside a tier */
+    weight: z.number().int().min(0).default(1),
+    thinking_to_content: z.boolean().default(false),
+    enabled: z.boolean().default(true),
+    /** per-channel timeouts in ms; absent means the gateway's defaults (UPSTREAM_*_TIMEOUT_MS) */
+    connect_timeout_ms: z.number().int().min(1).optional(),
+    first_byte_timeout_ms: z.number().int().min(1).optional(),
+    idle_timeout_ms: z.number().int().min(1).optional(),
+  })
+  .refine((channel) => channel.api_key !== undefined || channel.api_keys !== undefined, {
+    message: 'must hold the upstream key (api_key, or api_keys for several)',
+    path: ['api_key'],
+  });
 
 export const gatewayConfigFileSchema = z.object({
   channels: z.array(channelConfigSchema).default([]),

@@ -41,6 +41,20 @@ const tokenPolicy = {
   models: z.array(z.string()).nullable(),
 };
 
+/**
+ * Limits added after version 1 was published, as OPTIONAL fields of the same version: every event
+ * written before them is still valid and means "no limit" (absent = null), and readers that predate
+ * them ignore them. On `token.updated`, absent means unchanged, as for the other fields.
+ */
+const tokenLimits = {
+  /** client IPs or CIDR ranges (IPv4 and IPv6) the key may be used from; null allows any address */
+  ipAllowlist: z.array(z.string()).nullable().optional(),
+  /** requests per minute across every gateway node; null is unlimited */
+  rpmLimit: z.number().int().min(1).nullable().optional(),
+  /** tokens (prompt + completion) per minute across every gateway node; null is unlimited */
+  tpmLimit: z.number().int().min(1).nullable().optional(),
+};
+
 export const tokenIssuedV1 = envelope(
   'token.issued',
   1,
@@ -51,6 +65,7 @@ export const tokenIssuedV1 = envelope(
     keyHash: z.string(),
     keyHint: z.string(),
     ...tokenPolicy,
+    ...tokenLimits,
   }),
 );
 
@@ -65,6 +80,7 @@ export const tokenUpdatedV1 = envelope(
     expiresAt: tokenPolicy.expiresAt.optional(),
     quota: tokenPolicy.quota.optional(),
     models: tokenPolicy.models.optional(),
+    ...tokenLimits,
   }),
 );
 
@@ -88,6 +104,16 @@ export const channelConfiguredV1 = envelope(
     weight: z.number().int().min(0),
     thinkingToContent: z.boolean(),
     enabled: z.boolean(),
+    /*
+     * Added after version 1 was published, as OPTIONAL fields of the same version: older events stay
+     * valid (one key, the node's default timeouts) and older readers ignore them.
+     */
+    /** every upstream key of the channel, encrypted like `apiKeyCiphertext` (which stays the first), used in turn */
+    apiKeyCiphertexts: z.array(z.string()).min(1).optional(),
+    /** per-channel timeouts in ms; absent means the gateway's defaults */
+    connectTimeoutMs: z.number().int().min(1).optional(),
+    firstByteTimeoutMs: z.number().int().min(1).optional(),
+    idleTimeoutMs: z.number().int().min(1).optional(),
   }),
 );
 

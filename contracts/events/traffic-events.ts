@@ -9,6 +9,17 @@ import { envelope } from './envelope.ts';
 
 export const endpointSchema = z.enum(['chat.completions', 'messages']);
 
+export const upstreamAttemptSchema = z.object({
+  channelId: z.string(),
+  /** which of the channel's upstream keys (0-based), never the key itself */
+  keyIndex: z.number().int().min(0),
+  /** the upstream's HTTP status; 0 when it was not reached or timed out */
+  status: z.number().int(),
+  /** null for the attempt that answered; else `unreachable`, `timeout`, `rate_limited`, `server_error`, ... */
+  error: z.string().nullable(),
+  latencyMs: z.number().min(0),
+});
+
 export const requestCompletedV1 = envelope(
   'request.completed',
   1,
@@ -31,6 +42,12 @@ export const requestCompletedV1 = envelope(
     latencyMs: z.number().min(0),
     firstTokenMs: z.number().min(0).nullable(),
     clientAborted: z.boolean(),
+    /**
+     * The retry chain: every upstream attempt in order, the last one the answer the client got.
+     * Added after version 1 was published as an OPTIONAL field of the same version: older events
+     * (and requests refused before routing) have none, and older readers ignore it.
+     */
+    attempts: z.array(upstreamAttemptSchema).optional(),
   }),
 );
 
@@ -57,6 +74,7 @@ export const usageRecordedV1 = envelope(
   }),
 );
 
+export type UpstreamAttempt = z.infer<typeof upstreamAttemptSchema>;
 export type RequestCompleted = z.infer<typeof requestCompletedV1>;
 export type UsageRecorded = z.infer<typeof usageRecordedV1>;
 export type Endpoint = z.infer<typeof endpointSchema>;

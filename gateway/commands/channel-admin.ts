@@ -8,8 +8,7 @@ import type { CreateChannelRequest, UpdateChannelRequest } from '../../contracts
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import { ApiError } from '../console-api/api-error.ts';
 import { newEvent } from '../events/new-event.ts';
-import { encryptSecret } from '../security/upstream-key-cipher.ts';
-import { channelIdOf } from './channels.ts';
+import { channelIdOf, encryptedKeys } from './channels.ts';
 import { type CommandContext, commit } from './command-context.ts';
 
 export function channelById(context: CommandContext, channelId: string): ChannelDocument {
@@ -44,13 +43,14 @@ export async function createChannel(context: CommandContext, input: CreateChanne
         name: input.name,
         type: input.type,
         baseUrl: trimmedBaseUrl(input.base_url),
-        apiKeyCiphertext: encryptSecret(input.api_key, context.keys.encryption),
+        ...encryptedKeys(input.api_keys ?? [input.api_key!], context.keys.encryption),
         models: [...new Set(input.models)],
         modelMapping: input.model_mapping ?? {},
         priority: input.priority ?? 0,
         weight: input.weight ?? 1,
         thinkingToContent: input.thinking_to_content ?? false,
         enabled: input.enabled ?? true,
+        ...timeoutFields(input),
       },
       context.now(),
     ),
@@ -63,7 +63,23 @@ export async function updateChannel(
   channelId: string,
   input: UpdateChannelRequest,
 ): Promise<ChannelDocument> {
-  const { updatedAt: _updatedAt, ...current } = channelById(context, channelId);
+  const { updatedAt: _updatedAt, ...existing } = channelById(context, channelId);
+  const replacesKeys = input.api_keys !== undefined || input.api_key !== undefined;
+  const { apiKeyCiphertexts: _keys, connectTimeoutMs, firstByteTimeoutMs, idleTimeoutMs, ...current } = existing;
+  const timeouts = {
+    ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+    ...(firstByteTimeoutMs !== undefined && { firstByteTimeoutMs }),
+    ...(idleTimeoutMs !== undefined && { idleTimeoutMs }),
+  };
+  for (const [field, name] of [
+    ['connect_timeout_ms', 'connectTimeoutMs'],
+    ['first_byte_timeout_ms', 'firstByteTimeoutMs'],
+    ['idle_timeout_ms', 'idleTimeoutMs'],
+  ] as const) {
+    const value = input[field];
+    if (value === null) delete timeouts[name];
+    else if (value !== undefined) timeouts[name] = value;
+  }
   if (input.name !== undefined && input.name !== current.name) refuseTakenName(context, input.name, channelId);
   await commit(
     context,
@@ -71,12 +87,12 @@ export async function updateChannel(
       'channel.configured',
       {
         ...current,
+        ...(!replacesKeys && _keys && { apiKeyCiphertexts: _keys }),
+        ...timeouts,
         ...(input.name !== undefined && { name: input.name }),
         ...(input.type !== undefined && { type: input.type }),
         ...(input.base_url !== undefined && { baseUrl: trimmedBaseUrl(input.base_url) }),
-        ...(input.api_key !== undefined && {
-          apiKeyCiphertext: encryptSecret(input.api_key, context.keys.encryption),
-        }),
+        ...(replacesKeys && encryptedKeys(input.api_keys ?? [input.api_key!], context.keys.encryption)),
         ...(input.models !== undefined && { models: [...new Set(input.models)] }),
         ...(input.model_mapping !== undefined && { modelMapping: input.model_mapping }),
         ...(input.priority !== undefined && { priority: input.priority }),
@@ -88,6 +104,14 @@ export async function updateChannel(
     ),
   );
   return channelById(context, channelId);
+}
+
+function timeoutFields(input: CreateChannelRequest) {
+  return {
+    ...(input.connect_timeout_ms != null && { connectTimeoutMs: input.connect_timeout_ms }),
+    ...(input.first_byte_timeout_ms != null && { firstByteTimeoutMs: input.first_byte_timeout_ms }),
+    ...(input.idle_timeout_ms != null && { idleTimeoutMs: input.idle_timeout_ms }),
+  };
 }
 
 export async function removeChannel(context: CommandContext, channelId: string): Promise<void> {

@@ -14,6 +14,20 @@ export function channelIdOf(name: string): string {
   return `ch_${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
 }
 
+/** The key fields of a `channel.configured` event: the first key, and the whole list when there are several. */
+export function encryptedKeys(keys: readonly string[], encryptionKey: Buffer) {
+  const ciphertexts = keys.map((key) => encryptSecret(key, encryptionKey));
+  return {
+    apiKeyCiphertext: ciphertexts[0]!,
+    ...(ciphertexts.length > 1 && { apiKeyCiphertexts: ciphertexts }),
+  };
+}
+
+/** Every upstream key of a channel document, encrypted, in the order they are used. */
+export function keyCiphertextsOf(document: { apiKeyCiphertext: string; apiKeyCiphertexts?: string[] }): string[] {
+  return document.apiKeyCiphertexts ?? [document.apiKeyCiphertext];
+}
+
 export async function seedChannels(context: CommandContext, channels: readonly ChannelConfig[]): Promise<number> {
   const events = [];
   for (const channel of channels) {
@@ -30,14 +44,27 @@ export async function seedChannels(context: CommandContext, channels: readonly C
       weight: channel.weight,
       thinkingToContent: channel.thinking_to_content,
       enabled: channel.enabled,
+      ...(channel.connect_timeout_ms !== undefined && { connectTimeoutMs: channel.connect_timeout_ms }),
+      ...(channel.first_byte_timeout_ms !== undefined && { firstByteTimeoutMs: channel.first_byte_timeout_ms }),
+      ...(channel.idle_timeout_ms !== undefined && { idleTimeoutMs: channel.idle_timeout_ms }),
     };
+    const keys = channel.api_keys ?? [channel.api_key!];
     if (existing) {
-      const { apiKeyCiphertext, updatedAt: _updatedAt, ...rest } = existing;
-      const sameKey = decryptSecret(apiKeyCiphertext, context.keys.encryption) === channel.api_key;
-      if (sameKey && JSON.stringify(rest) === JSON.stringify(wanted)) continue;
+      const { apiKeyCiphertext: _first, apiKeyCiphertexts: _all, updatedAt: _updatedAt, ...rest } = existing;
+      let sameKeys = false;
+      try {
+        const current = keyCiphertextsOf(existing).map((ciphertext) =>
+          decryptSecret(ciphertext, context.keys.encryption),
+        );
+        sameKeys = JSON.stringify(current) === JSON.stringify(keys);
+      } catch {
+        // Encrypted under another secret: re-encrypt under this one.
+      }
+      if (sameKeys && JSON.stringify(rest) === JSON.stringify(wanted)) continue;
     }
-    const apiKeyCiphertext = encryptSecret(channel.api_key, context.keys.encryption);
-    events.push(newEvent('channel.configured', { ...wanted, apiKeyCiphertext }, context.now()));
+    events.push(
+      newEvent('channel.configured', { ...wanted, ...encryptedKeys(keys, context.keys.encryption) }, context.now()),
+    );
   }
   if (events.length > 0) await commit(context, ...events);
   return events.length;

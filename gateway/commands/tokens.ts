@@ -9,12 +9,38 @@ import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts
 import { ApiError } from '../console-api/api-error.ts';
 import { newEvent } from '../events/new-event.ts';
 import { generateApiKey, hashApiKey, hintOf } from '../security/api-keys.ts';
+import { invalidAddressRules, parseAddressRule } from '../security/ip-allowlist.ts';
 import { type CommandContext, commit } from './command-context.ts';
 
 const MAX_TOKENS_PER_USER = 1000;
 
 function normalizeTime(value: string | null | undefined): string | null | undefined {
   return value ? new Date(value).toISOString() : value;
+}
+
+/** Checks the allowlist precisely (the contract only checks the characters) and writes it canonically. */
+function ipAllowlist(entries: string[] | null | undefined): string[] | null | undefined {
+  if (!entries) return entries;
+  const invalid = invalidAddressRules(entries);
+  if (invalid.length > 0) {
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `ip_allowlist: "${invalid[0]}" is not an IP address or CIDR range (e.g. 203.0.113.7, 10.0.0.0/8, 2001:db8::/32).`,
+      'ip_allowlist',
+    );
+  }
+  return [...new Set(entries.map((entry) => entry.trim()))].filter((entry) => parseAddressRule(entry));
+}
+
+/** The limit fields of an event, from the console request: absent stays absent (unchanged on update). */
+function limitFields(input: UpdateTokenRequest) {
+  const allowlist = ipAllowlist(input.ip_allowlist);
+  return {
+    ...(allowlist !== undefined && { ipAllowlist: allowlist }),
+    ...(input.rpm_limit !== undefined && { rpmLimit: input.rpm_limit }),
+    ...(input.tpm_limit !== undefined && { tpmLimit: input.tpm_limit }),
+  };
 }
 
 export async function issueToken(
@@ -29,6 +55,7 @@ export async function issueToken(
       `An account may hold at most ${MAX_TOKENS_PER_USER} active keys; revoke some first.`,
     );
   }
+  const limits = limitFields(input);
   const key = generateApiKey();
   const tokenId = uuidv7();
   await commit(
@@ -44,6 +71,7 @@ export async function issueToken(
         expiresAt: normalizeTime(input.expires_at) ?? null,
         quota: input.quota ?? null,
         models: input.models ?? null,
+        ...limits,
       },
       context.now(),
     ),
@@ -79,6 +107,7 @@ export async function updateToken(
         ...(input.expires_at !== undefined && { expiresAt: normalizeTime(input.expires_at) ?? null }),
         ...(input.quota !== undefined && { quota: input.quota }),
         ...(input.models !== undefined && { models: input.models }),
+        ...limitFields(input),
       },
       context.now(),
     ),

@@ -37,6 +37,9 @@ export function tokenView(token: TokenDocument, lookups: LookupReadModel, now = 
     quota: token.quota,
     used_tokens: usage.usedTokens,
     models: token.models,
+    ip_allowlist: token.ipAllowlist ?? null,
+    rpm_limit: token.rpmLimit ?? null,
+    tpm_limit: token.tpmLimit ?? null,
   };
 }
 

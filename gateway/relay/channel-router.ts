@@ -7,6 +7,7 @@
 import type { ChannelType } from '../../contracts/events/index.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
+import { keyCiphertextsOf } from '../commands/channels.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
 
 export interface RoutableChannel {
@@ -14,7 +15,15 @@ export interface RoutableChannel {
   name: string;
   type: ChannelType;
   baseUrl: string;
+  /** the first upstream key (what a one-key channel always uses) */
   apiKey: string;
+  /** every upstream key, used in turn (absent: `apiKey` only) */
+  apiKeys?: string[];
+  /** round-robin position over `apiKeys` (this node's) */
+  keyCursor?: number;
+  connectTimeoutMs?: number | undefined;
+  firstByteTimeoutMs?: number | undefined;
+  idleTimeoutMs?: number | undefined;
   priority: number;
   weight: number;
   modelMapping: Record<string, string>;
@@ -57,9 +66,9 @@ export class ChannelRouter {
 
   /** Null when the upstream key cannot be decrypted (e.g. the server secret changed): that channel is skipped, the rest still route. */
   #routable(document: ChannelDocument): RoutableChannel | null {
-    let apiKey: string;
+    let apiKeys: string[];
     try {
-      apiKey = decryptSecret(document.apiKeyCiphertext, this.#encryptionKey);
+      apiKeys = keyCiphertextsOf(document).map((ciphertext) => decryptSecret(ciphertext, this.#encryptionKey));
     } catch {
       console.error(
         JSON.stringify({
@@ -75,7 +84,12 @@ export class ChannelRouter {
       name: document.name,
       type: document.type,
       baseUrl: document.baseUrl.replace(/\/+$/, ''),
-      apiKey,
+      apiKey: apiKeys[0]!,
+      apiKeys,
+      keyCursor: 0,
+      connectTimeoutMs: document.connectTimeoutMs,
+      firstByteTimeoutMs: document.firstByteTimeoutMs,
+      idleTimeoutMs: document.idleTimeoutMs,
       priority: document.priority,
       weight: document.weight,
       modelMapping: document.modelMapping,

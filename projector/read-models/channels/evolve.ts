@@ -17,6 +17,11 @@ export interface ChannelDocument {
   weight: number;
   thinkingToContent: boolean;
   enabled: boolean;
+  /** every upstream key, encrypted, used in turn; absent on channels with one key (`apiKeyCiphertext`) */
+  apiKeyCiphertexts?: string[];
+  connectTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
+  idleTimeoutMs?: number;
   updatedAt: string;
 }
 

@@ -17,6 +17,12 @@ export interface TokenDocument {
   expiresAt: string | null;
   quota: number | null;
   models: string[] | null;
+  /** IPs and CIDR ranges the key may be used from; null (or absent in documents projected before it) allows any */
+  ipAllowlist?: string[] | null;
+  /** requests per minute; null or absent is unlimited */
+  rpmLimit?: number | null;
+  /** tokens per minute; null or absent is unlimited */
+  tpmLimit?: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -37,6 +43,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
   switch (event.type) {
     case 'token.issued': {
       const { tokenId, userId, name, keyHash, keyHint, expiresAt, quota, models } = event.body;
+      const { ipAllowlist, rpmLimit, tpmLimit } = event.body;
       return {
         tokenId,
         userId,
@@ -48,13 +55,17 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         expiresAt,
         quota,
         models,
+        // Only when the event has them: documents of keys issued without limits stay as they were.
+        ...(ipAllowlist != null && { ipAllowlist }),
+        ...(rpmLimit != null && { rpmLimit }),
+        ...(tpmLimit != null && { tpmLimit }),
         createdAt: event.occurredAt,
         updatedAt: event.occurredAt,
       };
     }
     case 'token.updated': {
       if (!document) return null;
-      const { name, enabled, expiresAt, quota, models } = event.body;
+      const { name, enabled, expiresAt, quota, models, ipAllowlist, rpmLimit, tpmLimit } = event.body;
       return {
         ...document,
         ...(name !== undefined && { name }),
@@ -62,6 +73,9 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(expiresAt !== undefined && { expiresAt }),
         ...(quota !== undefined && { quota }),
         ...(models !== undefined && { models }),
+        ...(ipAllowlist !== undefined && { ipAllowlist }),
+        ...(rpmLimit !== undefined && { rpmLimit }),
+        ...(tpmLimit !== undefined && { tpmLimit }),
         updatedAt: event.occurredAt,
       };
     }
