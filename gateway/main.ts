@@ -27,7 +27,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log('shutting down', { signal });
-    const deadline = setTimeout(() => process.exit(1), 30_000);
+    // The grace period for requests in flight, then time to flush events and close the stores.
+    const deadline = setTimeout(() => process.exit(1), settings.shutdownGraceMs + 15_000);
     deadline.unref();
     await runtime.close();
     process.exit(0);

@@ -17,11 +17,13 @@ import { readConfigFile } from './config/config-file.ts';
 import type { Settings } from './config/settings.ts';
 import { createConsoleApp } from './console-api/app.ts';
 import { EventPublisher } from './events/publisher.ts';
-import { log } from './log.ts';
+import { createLogger, log } from './log.ts';
+import { GatewayMetrics } from './metrics.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
+import { CircuitBreakers } from './relay/circuit-breaker.ts';
 import { UpstreamClient } from './relay/upstream-client.ts';
 import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
-import { createGatewayServer } from './server.ts';
+import { createGatewayServer, type ServerLifecycle } from './server.ts';
 
 const consoleRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../console');
 /** The built console when there is one, else the placeholder page. */
@@ -34,9 +36,16 @@ export interface GatewayRuntime {
   stores: Stores;
   publisher: EventPublisher;
   router: ChannelRouter;
+  breakers: CircuitBreakers;
+  metrics: GatewayMetrics;
+  lifecycle: ServerLifecycle;
   context: CommandContext;
   seeded: { admin: string | null; channels: number };
-  close(): Promise<void>;
+  /**
+   * Graceful stop: stop accepting, let requests and streams in flight finish for up to `graceMs`
+   * (SHUTDOWN_GRACE_MS), cut what is left, then flush the events and close the stores.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface RuntimeOptions {
@@ -70,10 +79,20 @@ export async function createRuntime(
   const upstream = new UpstreamClient({
     headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
     idleTimeoutMs: settings.upstreamIdleTimeoutMs,
+    connectTimeoutMs: settings.upstreamConnectTimeoutMs,
   });
+  const breakers = new CircuitBreakers({
+    failureThreshold: settings.circuitFailureThreshold,
+    openMs: settings.circuitOpenMs,
+    onChange: (channelId, state) =>
+      (state === 'open' ? log.warn : log.info)('channel circuit breaker changed', { channelId, state }),
+  });
+  const metrics = new GatewayMetrics({ publisher, stores });
+  const lifecycle: ServerLifecycle = { inFlight: 0, draining: false };
   const consoleApp = createConsoleApp(context, {
     secureCookies: settings.secureCookies,
     consoleDirectory: CONSOLE_DIRECTORY,
+    channelHealth: (channelId) => breakers.health(channelId),
   });
   const server = createGatewayServer(
     {
@@ -83,21 +102,41 @@ export async function createRuntime(
       publisher,
       hashingKey: keys.keyHashing,
       bodyLimitBytes: settings.bodyLimitBytes,
+      maxAttempts: settings.upstreamMaxAttempts,
+      retryBackoffMs: settings.upstreamRetryBackoffMs,
+      rateLimiter: stores.rateLimiter,
+      breakers,
+      metrics,
+      logger: createLogger(settings.logLevel),
+      trustProxyHops: settings.trustProxyHops,
     },
     consoleApp,
+    { metrics, metricsToken: settings.metricsToken, lifecycle },
   );
   return {
     server,
     stores,
     publisher,
     router,
+    breakers,
+    metrics,
+    lifecycle,
     context,
     seeded: { admin, channels },
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+    async close(graceMs = settings.shutdownGraceMs) {
+      lifecycle.draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const deadline = Date.now() + graceMs;
+      // Idle keep-alive connections go now; busy ones once their response ends (they get `connection: close`).
+      while (lifecycle.inFlight > 0 && Date.now() < deadline) {
         server.closeIdleConnections();
-      });
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      if (lifecycle.inFlight > 0) {
+        log.warn('shutdown grace period over; closing the connections still open', { inFlight: lifecycle.inFlight });
+      }
+      server.closeAllConnections();
+      await closed;
       await publisher.close();
       await upstream.close();
       await projector?.close();

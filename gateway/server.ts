@@ -1,10 +1,13 @@
 /**
  * @module gateway/server
  * The HTTP front: relay endpoints are dispatched on bare node:http (they pay for no middleware), and
- * everything else goes to the Express app (console API, console files, probes).
+ * everything else goes to the Express app (console API, console files, probes). `/metrics` is served
+ * here too, and the server counts requests in flight so a shutdown can wait for them.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import type { GatewayMetrics } from './metrics.ts';
 import { chatCompletionsEndpoint, messagesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
 import { handleModels } from './relay/models-handler.ts';
@@ -16,9 +19,62 @@ function pathOf(url: string | undefined): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
-export function createGatewayServer(relay: RelayDependencies, consoleApp: Express): Server {
+export interface ServerLifecycle {
+  /** requests being answered right now (streams included) */
+  inFlight: number;
+  /** set at shutdown: /readyz answers 503 so load balancers stop sending */
+  draining: boolean;
+}
+
+export interface GatewayServerOptions {
+  metrics?: GatewayMetrics;
+  /** when set, /metrics needs `Authorization: Bearer <token>` */
+  metricsToken?: string | undefined;
+  lifecycle?: ServerLifecycle;
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(header?.trim() ?? '')?.[1] ?? '');
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+async function serveMetrics(
+  request: IncomingMessage,
+  response: ServerResponse,
+  metrics: GatewayMetrics,
+  token: string | undefined,
+): Promise<void> {
+  if (token && !bearerMatches(request.headers.authorization, token)) {
+    response.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' });
+    response.end('Send the METRICS_TOKEN as Authorization: Bearer <token>.\n');
+    return;
+  }
+  const text = await metrics.registry.metrics();
+  response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+  response.end(text);
+}
+
+export function createGatewayServer(
+  relay: RelayDependencies,
+  consoleApp: Express,
+  options: GatewayServerOptions = {},
+): Server {
+  const lifecycle = options.lifecycle ?? { inFlight: 0, draining: false };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    lifecycle.inFlight++;
+    response.once('close', () => lifecycle.inFlight--);
     const path = pathOf(request.url);
+    if (path === '/metrics' && request.method === 'GET' && options.metrics) {
+      void serveMetrics(request, response, options.metrics, options.metricsToken);
+      return;
+    }
+    if (path === '/readyz' && lifecycle.draining) {
+      response.writeHead(503, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ status: 'shutting_down' }));
+      return;
+    }
+    if (lifecycle.draining) response.setHeader('connection', 'close');
     if (path === '/v1/chat/completions' || path === '/v1/messages') {
       const endpoint = path === '/v1/messages' ? messagesEndpoint : chatCompletionsEndpoint;
       if (request.method !== 'POST') {

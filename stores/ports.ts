@@ -60,12 +60,51 @@ export interface ProjectionSync {
   caughtUp(events?: readonly GatewayEvent[]): Promise<void>;
 }
 
+/** The limits of one key; null is unlimited. */
+export interface RateLimits {
+  rpm: number | null;
+  tpm: number | null;
+}
+
+/** The state of one limit after a check, for the `x-ratelimit-*` headers. */
+export interface RateWindowState {
+  limit: number;
+  remaining: number;
+  /** ms until the window resets */
+  resetMs: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** which limit refused the request */
+  refusedBy: 'requests' | 'tokens' | null;
+  requests: RateWindowState | null;
+  tokens: RateWindowState | null;
+}
+
+/**
+ * Per-key request and token budgets in fixed one-minute windows (aligned to the clock minute), shared
+ * by every gateway node (Redis in the cluster, in-process in the embedded mode).
+ */
+export interface RateLimiter {
+  /**
+   * At request start: refuses when the key already made `rpm` requests, or used `tpm` tokens, in this
+   * minute; otherwise counts the request and `estimatedTokens` (the prompt estimate). Atomic.
+   */
+  acquire(key: string, limits: RateLimits, estimatedTokens: number, now: number): Promise<RateLimitDecision>;
+  /** At request end: adds `delta` (actual tokens − the estimate counted at start) to the current minute. */
+  adjustTokens(key: string, delta: number, now: number): Promise<void>;
+}
+
 export interface Stores {
   mode: 'embedded' | 'cluster';
   events: EventLog;
+  rateLimiter: RateLimiter;
   lookups: LookupReadModel;
   usage: UsageReadModel;
   sync: ProjectionSync;
+  /** Events spooled in the local outbox (cluster) and not yet projected (embedded), for `/metrics`. */
+  backlog(): Promise<{ outboxDepth: number | null; projectorLagEvents: number | null }>;
   /** Reachability of every store, for `/readyz`. */
   ready(): Promise<boolean>;
   close(): Promise<void>;

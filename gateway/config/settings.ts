@@ -19,6 +19,22 @@ export interface Settings {
   upstreamHeadersTimeoutMs: number;
   /** give up on an upstream that goes silent this long between two frames */
   upstreamIdleTimeoutMs: number;
+  /** give up connecting to an upstream after this long */
+  upstreamConnectTimeoutMs: number;
+  /** upstream attempts per request, across channels and keys */
+  upstreamMaxAttempts: number;
+  /** base of the exponential backoff between attempts (100 ms, 200 ms, … with jitter) */
+  upstreamRetryBackoffMs: number;
+  /** consecutive failures that open a channel's circuit breaker */
+  circuitFailureThreshold: number;
+  /** how long an open breaker keeps the channel out before a probe */
+  circuitOpenMs: number;
+  /** X-Forwarded-For hops to trust for the client IP; 0 uses the socket address */
+  trustProxyHops: number;
+  /** how long a SIGTERM waits for in-flight requests and streams */
+  shutdownGraceMs: number;
+  /** when set, GET /metrics needs `Authorization: Bearer <token>` */
+  metricsToken: string | undefined;
   /** mark session cookies Secure (set when the gateway is served over TLS) */
   secureCookies: boolean;
   cluster: ClusterSettings | null;
@@ -31,6 +47,12 @@ function integer(value: string | undefined, fallback: number, name: string): num
   if (!Number.isInteger(parsed) || parsed < 0)
     throw new Error(`${name} must be a non-negative integer, got "${value}".`);
   return parsed;
+}
+
+function trustProxy(value: string | undefined): number {
+  if (value === undefined || value === '' || value === 'off' || value === 'false') return 0;
+  if (value === 'true') return 1;
+  return integer(value, 0, 'TRUST_PROXY');
 }
 
 export function readSettings(environment: NodeJS.ProcessEnv = process.env): Settings {
@@ -50,6 +72,14 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     bodyLimitBytes: integer(environment.BODY_LIMIT_BYTES, 20 * 1024 * 1024, 'BODY_LIMIT_BYTES'),
     upstreamHeadersTimeoutMs: integer(environment.UPSTREAM_HEADERS_TIMEOUT_MS, 120_000, 'UPSTREAM_HEADERS_TIMEOUT_MS'),
     upstreamIdleTimeoutMs: integer(environment.UPSTREAM_IDLE_TIMEOUT_MS, 300_000, 'UPSTREAM_IDLE_TIMEOUT_MS'),
+    upstreamConnectTimeoutMs: integer(environment.UPSTREAM_CONNECT_TIMEOUT_MS, 10_000, 'UPSTREAM_CONNECT_TIMEOUT_MS'),
+    upstreamMaxAttempts: Math.max(1, integer(environment.UPSTREAM_MAX_ATTEMPTS, 3, 'UPSTREAM_MAX_ATTEMPTS')),
+    upstreamRetryBackoffMs: integer(environment.UPSTREAM_RETRY_BACKOFF_MS, 100, 'UPSTREAM_RETRY_BACKOFF_MS'),
+    circuitFailureThreshold: integer(environment.CIRCUIT_FAILURE_THRESHOLD, 5, 'CIRCUIT_FAILURE_THRESHOLD'),
+    circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),
+    trustProxyHops: trustProxy(environment.TRUST_PROXY),
+    shutdownGraceMs: integer(environment.SHUTDOWN_GRACE_MS, 30_000, 'SHUTDOWN_GRACE_MS'),
+    metricsToken: environment.METRICS_TOKEN || undefined,
     secureCookies: environment.SECURE_COOKIES === 'true',
     cluster:
       clusterVariables === 3

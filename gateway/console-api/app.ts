@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express from 'express';
 import type { CommandContext } from '../commands/command-context.ts';
+import type { ChannelHealth } from '../relay/circuit-breaker.ts';
 import { accountRoutes } from './account-routes.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { authRoutes } from './auth-routes.ts';
@@ -21,6 +22,8 @@ export interface ConsoleAppOptions {
   secureCookies: boolean;
   allowedOrigins?: string[];
   consoleDirectory: string;
+  /** a channel's circuit breaker on this node, shown to admins in GET /api/channels */
+  channelHealth?: (channelId: string) => ChannelHealth;
 }
 
 export function createConsoleApp(context: CommandContext, options: ConsoleAppOptions): express.Express {
@@ -47,7 +50,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(tokenRoutes(context));
   api.use(usageRoutes(context.stores.usage, context.stores.lookups));
   api.use(accountRoutes(context, { secureCookies: options.secureCookies }));
-  api.use(channelRoutes(context));
+  api.use(channelRoutes(context, options.channelHealth));
   api.use(userRoutes(context));
   api.use((request) => {
     throw new ApiError(404, 'not_found', `No console API route ${request.method} ${request.path}.`);

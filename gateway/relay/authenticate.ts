@@ -1,11 +1,12 @@
 /**
  * @module gateway/relay/authenticate
  * Key checks on the hot path: find the key by its keyed hash in memory, then its status, expiry,
- * quota and model allowlist. Every refusal says why and what to do.
+ * quota, IP allowlist and model allowlist. Every refusal says why and what to do.
  */
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { hashApiKey } from '../security/api-keys.ts';
+import { isAllowed } from '../security/ip-allowlist.ts';
 import { GatewayError } from './errors.ts';
 
 export interface AuthenticatedKey {
@@ -19,6 +20,7 @@ export function authenticateKey(
   hashingKey: Buffer,
   headerHint: string,
   now: number,
+  clientAddress = '',
 ): AuthenticatedKey {
   if (!apiKey) {
     throw new GatewayError(
@@ -57,6 +59,13 @@ export function authenticateKey(
     throw new GatewayError(
       'insufficient_quota',
       `This API key has used its quota (${usedTokens} of ${token.quota} tokens). Raise the quota in the console.`,
+    );
+  }
+  if (token.ipAllowlist && !isAllowed(token.ipAllowlist, clientAddress)) {
+    throw new GatewayError(
+      'permission',
+      `This API key may not be used from ${clientAddress || 'this address'}. Add the address to the key's IP allowlist in the console, or use the key from an allowed address.`,
+      { code: 'ip_not_allowed' },
     );
   }
   return { token };

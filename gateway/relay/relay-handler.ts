@@ -1,17 +1,22 @@
 /**
  * @module gateway/relay/relay-handler
- * One relayed request, end to end: key, body, contract, route, upstream call (failing over to the next
- * channel on a retryable error before the first byte), the reply relayed as it arrives, and the
- * traffic events published in the background. Runs on bare node:http: no middleware on this path.
+ * One relayed request, end to end: key, body, contract, rate limits, route, upstream call (retrying
+ * with backoff on the next channel or key on a retryable error before the first byte, skipping
+ * channels whose breaker is open), the reply relayed as it arrives, and the traffic events published
+ * in the background. Runs on bare node:http: no middleware on this path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
-import type { LookupReadModel } from '../../stores/ports.ts';
+import type { LookupReadModel, RateLimitDecision, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
+import type { Logger } from '../log.ts';
+import type { GatewayMetrics } from '../metrics.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { finishFrames, usageSourceOf, warningsOf } from '../providers/provider-extensions.ts';
+import { clientAddressOf } from '../security/ip-allowlist.ts';
 import { authenticateKey, authorizeModel } from './authenticate.ts';
-import type { ChannelRouter, Route } from './channel-router.ts';
+import type { ChannelRouter, RoutableChannel, Route } from './channel-router.ts';
+import type { CircuitBreakers } from './circuit-breaker.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { estimateUsage } from './estimate-usage.ts';
@@ -30,7 +35,16 @@ export interface RelayDependencies {
   publisher: EventPublisher;
   hashingKey: Buffer;
   bodyLimitBytes: number;
+  /** upstream attempts per request, across channels and keys (default 3) */
   maxAttempts?: number;
+  /** base of the backoff between attempts: ~1×, 2×, 4×… with jitter (default 100 ms) */
+  retryBackoffMs?: number;
+  rateLimiter?: RateLimiter;
+  breakers?: CircuitBreakers;
+  metrics?: GatewayMetrics;
+  logger?: Logger;
+  /** X-Forwarded-For hops to trust for the client address (0: the socket's) */
+  trustProxyHops?: number;
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -55,6 +69,7 @@ export async function handleRelay(
       abort.abort();
     }
   });
+  let limited: { key: string; estimate: number } | null = null;
   try {
     const { token } = await authenticateKey(
       endpoint.keyOf(request.headers),
@@ -62,11 +77,13 @@ export async function handleRelay(
       dependencies.hashingKey,
       endpoint.keyHint,
       Date.now(),
+      clientAddressOf(request, dependencies.trustProxyHops ?? 0),
     );
     record.userId = token.userId;
     record.tokenId = token.tokenId;
     checkContentType(request);
-    const body = parseJsonObject(await readBody(request, dependencies.bodyLimitBytes));
+    const raw = await readBody(request, dependencies.bodyLimitBytes);
+    const body = parseJsonObject(raw);
     const parsed = endpoint.schema.safeParse(body);
     if (typeof body['model'] === 'string') record.modelRequested = body['model'];
     record.stream = body['stream'] === true;
@@ -78,12 +95,58 @@ export async function handleRelay(
     const serves = (model: string) => dependencies.router.routes(model, acceptedTypes(endpoint)).length > 0;
     const resolved = endpoint.resolveModel?.(body, serves) ?? { model: record.modelRequested!, body, warnings: [] };
     authorizeModel(token, resolved.model);
+    const rpm = token.rpmLimit ?? null;
+    const tpm = token.tpmLimit ?? null;
+    if ((rpm !== null || tpm !== null) && dependencies.rateLimiter) {
+      // A cheap prompt estimate (4 bytes a token), corrected by the real count when the request ends.
+      const estimate = tpm === null ? 0 : Math.ceil(raw.length / 4);
+      const decision = await dependencies.rateLimiter.acquire(token.tokenId, { rpm, tpm }, estimate, Date.now());
+      setRateLimitHeaders(response, decision);
+      if (!decision.allowed) throw rateLimitError(decision);
+      if (tpm !== null) limited = { key: token.tokenId, estimate };
+    }
     await relayToUpstream(endpoint, request, response, resolved, record, dependencies, abort.signal);
   } catch (error) {
     handleFailure(endpoint, response, record, error);
   } finally {
-    dependencies.publisher.publish(...record.toEvents());
+    const latencyMs = record.elapsedMs();
+    dependencies.publisher.publish(...record.toEvents(latencyMs));
+    if (limited) {
+      const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
+      void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
+    }
+    dependencies.metrics?.observe(record, latencyMs / 1000);
+    dependencies.logger?.request(request.method ?? 'POST', record, latencyMs);
   }
+}
+
+function seconds(ms: number): string {
+  return `${Math.max(1, Math.ceil(ms / 1000))}s`;
+}
+
+/** OpenAI's `x-ratelimit-*` headers, for the limits the key has (none for an unlimited key). */
+function setRateLimitHeaders(response: ServerResponse, decision: RateLimitDecision): void {
+  if (decision.requests) {
+    response.setHeader('x-ratelimit-limit-requests', String(decision.requests.limit));
+    response.setHeader('x-ratelimit-remaining-requests', String(decision.requests.remaining));
+    response.setHeader('x-ratelimit-reset-requests', seconds(decision.requests.resetMs));
+  }
+  if (decision.tokens) {
+    response.setHeader('x-ratelimit-limit-tokens', String(decision.tokens.limit));
+    response.setHeader('x-ratelimit-remaining-tokens', String(decision.tokens.remaining));
+    response.setHeader('x-ratelimit-reset-tokens', seconds(decision.tokens.resetMs));
+  }
+}
+
+function rateLimitError(decision: RateLimitDecision): GatewayError {
+  const window = decision.refusedBy === 'tokens' ? decision.tokens! : decision.requests!;
+  const retryAfter = String(Math.max(1, Math.ceil(window.resetMs / 1000)));
+  const what = decision.refusedBy === 'tokens' ? 'tokens per minute (TPM)' : 'requests per minute (RPM)';
+  return new GatewayError(
+    'rate_limit',
+    `Rate limit reached for this API key: ${window.limit} ${what}. Try again in ${retryAfter} s, or ask for a higher limit in the console.`,
+    { code: 'rate_limit_exceeded', headers: { 'retry-after': retryAfter } },
+  );
 }
 
 function acceptedTypes(endpoint: EndpointSpec) {
@@ -110,20 +173,123 @@ async function relayToUpstream(
       },
     );
   }
+  const breakers = dependencies.breakers;
+  const plan = attemptPlan(routes, dependencies.maxAttempts ?? 3, breakers);
   let lastError: UpstreamCallError | null = null;
-  for (const route of routes.slice(0, dependencies.maxAttempts ?? 3)) {
+  let tried = 0;
+  for (const { route, forced } of plan) {
+    const channelId = route.channel.channelId;
+    // Another request may have taken the half-open probe since the plan was made.
+    if (!forced && breakers && !breakers.tryAcquire(channelId)) continue;
+    if (tried > 0) await backoff(tried, dependencies.retryBackoffMs ?? 100, signal);
+    tried++;
+    const keyIndex = nextKeyIndex(route.channel);
+    const attempt = { channelId, keyIndex, status: 0, error: null as string | null, latencyMs: 0 };
+    record.attempts.push(attempt);
+    const started = performance.now();
     try {
-      return await relayOnce(endpoint, request, response, body, warnings, route, record, dependencies, signal);
+      return await relayOnce(
+        endpoint,
+        request,
+        response,
+        body,
+        warnings,
+        keyIndex === 0 ? route : { ...route, channel: { ...route.channel, apiKey: route.channel.apiKeys![keyIndex]! } },
+        record,
+        dependencies,
+        signal,
+        attempt,
+      );
     } catch (error) {
+      attempt.latencyMs = performance.now() - started;
       // The request itself is at fault (a conversion refused it): another channel would not help.
-      if (error instanceof GatewayError && !(error instanceof UpstreamCallError)) throw error;
+      if (error instanceof GatewayError && !(error instanceof UpstreamCallError)) {
+        attempt.error = 'refused';
+        breakers?.release(channelId);
+        throw error;
+      }
       const failure = transportError(error, response.headersSent);
       // Once the client has seen a byte, or it has gone, there is nothing left to fail over.
-      if (response.headersSent || signal.aborted || !failure.isRetryable) throw failure;
+      if (response.headersSent || signal.aborted) {
+        attempt.error = signal.aborted ? 'client_closed' : 'interrupted';
+        breakers?.release(channelId);
+        throw failure;
+      }
+      attempt.status = failure.upstreamStatus;
+      attempt.error = failureKind(failure);
+      dependencies.metrics?.upstreamError(route.channel.name, attempt.error);
+      if (!failure.isRetryable) {
+        breakers?.release(channelId);
+        throw failure;
+      }
+      breakers?.onFailure(channelId);
       lastError = failure;
     }
   }
-  throw lastError!;
+  throw (
+    lastError ??
+    new GatewayError(
+      'overloaded',
+      `Every channel serving "${model}" is failing and being probed; try again in a few seconds.`,
+      { code: 'channels_unavailable', headers: { 'retry-after': '1' } },
+    )
+  );
+}
+
+/** What went wrong with one attempt, for the retry chain and the metrics. */
+function failureKind(failure: UpstreamCallError): string {
+  if (failure.upstreamStatus === 0) return failure.kind === 'timeout' ? 'timeout' : 'unreachable';
+  if (failure.upstreamStatus === 429) return 'rate_limited';
+  if (failure.upstreamStatus >= 500) return 'server_error';
+  return 'client_error';
+}
+
+/**
+ * The attempts in order: channels whose breaker lets a request through, by tier and weight; a channel
+ * with several keys is visited again (with its next key) while attempts remain. When every channel is
+ * open the request still goes to them (`forced`): a breaker must not turn a degraded model into a
+ * certain failure.
+ */
+function attemptPlan(
+  routes: Route[],
+  maxAttempts: number,
+  breakers: CircuitBreakers | undefined,
+): Array<{ route: Route; forced: boolean }> {
+  const available = breakers ? routes.filter((route) => breakers.isAvailable(route.channel.channelId)) : routes;
+  const forced = available.length === 0;
+  const ordered = forced ? routes : available;
+  const plan = ordered.slice(0, maxAttempts);
+  const maxKeys = Math.max(...ordered.map((route) => route.channel.apiKeys?.length ?? 1));
+  for (let round = 1; plan.length < maxAttempts && round < maxKeys; round++) {
+    for (const route of ordered) {
+      if ((route.channel.apiKeys?.length ?? 1) > round && plan.length < maxAttempts) plan.push(route);
+    }
+  }
+  return plan.map((route) => ({ route, forced }));
+}
+
+/** The channel's keys in turn (round-robin per channel, on this node). */
+function nextKeyIndex(channel: RoutableChannel): number {
+  const count = channel.apiKeys?.length ?? 1;
+  if (count <= 1) return 0;
+  const index = (channel.keyCursor ?? 0) % count;
+  channel.keyCursor = index + 1;
+  return index;
+}
+
+/** Exponential backoff with jitter before attempt n+1: base × 2^(n−1) × [0.5, 1). */
+function backoff(attempt: number, baseMs: number, signal: AbortSignal): Promise<void> {
+  if (baseMs <= 0 || signal.aborted) return Promise.resolve();
+  const delay = baseMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, delay);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 async function relayOnce(
@@ -136,15 +302,21 @@ async function relayOnce(
   record: RequestRecord,
   dependencies: RelayDependencies,
   signal: AbortSignal,
+  attempt: { status: number; latencyMs: number },
 ): Promise<void> {
   const provider = endpoint.providers[route.channel.type]!;
   record.channelId = route.channel.channelId;
+  record.channelName = route.channel.name;
   const input = { route, body, stream: record.stream, clientHeaders: request.headers };
   const built = provider.buildRequest(input);
   const warnings = [...resolveWarnings, ...warningsOf(built)];
   // Client-chosen names can appear in a warning; a header carries printable ASCII only.
   if (warnings.length) response.setHeader('x-gateway-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
-  const upstream = await dependencies.upstream.send(built.upstream, signal);
+  const started = performance.now();
+  const upstream = await dependencies.upstream.send(built.upstream, signal, route.channel);
+  attempt.status = upstream.statusCode;
+  attempt.latencyMs = performance.now() - started;
+  if (upstream.statusCode < 400) dependencies.breakers?.onSuccess(route.channel.channelId);
   if (upstream.statusCode >= 400) {
     const text = (await upstream.body.text()).slice(0, MAX_ERROR_BODY);
     const retryAfter = upstream.headers['retry-after'];

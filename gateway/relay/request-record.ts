@@ -3,7 +3,7 @@
  * What the gateway remembers about one relayed request while it runs, and the two traffic events it
  * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used.
  */
-import type { Endpoint, GatewayEvent } from '../../contracts/events/index.ts';
+import type { Endpoint, GatewayEvent, UpstreamAttempt } from '../../contracts/events/index.ts';
 import { newEvent } from '../events/new-event.ts';
 import type { TokenCounts } from '../providers/provider.ts';
 
@@ -17,6 +17,10 @@ export class RequestRecord {
   modelRequested: string | null = null;
   modelServed: string | null = null;
   channelId: string | null = null;
+  /** for metrics and logs only: the channel's name */
+  channelName: string | null = null;
+  /** the retry chain, one entry per upstream attempt */
+  readonly attempts: UpstreamAttempt[] = [];
   stream = false;
   status = 200;
   errorType: string | null = null;
@@ -43,8 +47,12 @@ export class RequestRecord {
     this.errorMessage = message.slice(0, 500);
   }
 
-  toEvents(): GatewayEvent[] {
-    const latencyMs = performance.now() - this.#startedClock;
+  /** ms since the request started */
+  elapsedMs(): number {
+    return performance.now() - this.#startedClock;
+  }
+
+  toEvents(latencyMs = this.elapsedMs()): GatewayEvent[] {
     const startedAt = this.startedAt.toISOString();
     const events: GatewayEvent[] = [
       newEvent('request.completed', {
@@ -63,6 +71,7 @@ export class RequestRecord {
         latencyMs,
         firstTokenMs: this.firstTokenMs,
         clientAborted: this.clientAborted,
+        ...(this.attempts.length > 0 && { attempts: this.attempts }),
       }),
     ];
     const usage = this.usage;

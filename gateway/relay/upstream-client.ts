@@ -17,37 +17,64 @@ export interface UpstreamRequest {
 export interface UpstreamClientOptions {
   headersTimeoutMs: number;
   idleTimeoutMs: number;
+  connectTimeoutMs?: number;
+}
+
+/** A channel's own timeouts; absent ones are the client's defaults. */
+export interface UpstreamTimeouts {
+  connectTimeoutMs?: number | undefined;
+  /** until the response headers (the first byte) */
+  firstByteTimeoutMs?: number | undefined;
+  /** between two chunks of the body */
+  idleTimeoutMs?: number | undefined;
 }
 
 export class UpstreamClient {
-  readonly #agent: Agent;
+  readonly #options: Required<UpstreamClientOptions>;
+  /** One keep-alive pool per connect timeout (undici sets it per pool); nearly always just one. */
+  readonly #agents = new Map<number, Agent>();
 
-  constructor({ headersTimeoutMs, idleTimeoutMs }: UpstreamClientOptions) {
-    this.#agent = new Agent({
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 300_000,
-      headersTimeout: headersTimeoutMs,
-      bodyTimeout: idleTimeoutMs,
-      connect: { timeout: 10_000 },
-    });
+  constructor({ headersTimeoutMs, idleTimeoutMs, connectTimeoutMs = 10_000 }: UpstreamClientOptions) {
+    this.#options = { headersTimeoutMs, idleTimeoutMs, connectTimeoutMs };
   }
 
-  async send(upstream: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  #agent(connectTimeoutMs: number): Agent {
+    let agent = this.#agents.get(connectTimeoutMs);
+    if (!agent) {
+      agent = new Agent({
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 300_000,
+        headersTimeout: this.#options.headersTimeoutMs,
+        bodyTimeout: this.#options.idleTimeoutMs,
+        connect: { timeout: connectTimeoutMs },
+      });
+      this.#agents.set(connectTimeoutMs, agent);
+    }
+    return agent;
+  }
+
+  async send(
+    upstream: UpstreamRequest,
+    signal: AbortSignal,
+    timeouts: UpstreamTimeouts = {},
+  ): Promise<Dispatcher.ResponseData> {
     try {
       return await request(upstream.url, {
         method: 'POST',
         headers: upstream.headers,
         body: upstream.body,
         signal,
-        dispatcher: this.#agent,
+        dispatcher: this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs),
+        headersTimeout: timeouts.firstByteTimeoutMs ?? this.#options.headersTimeoutMs,
+        bodyTimeout: timeouts.idleTimeoutMs ?? this.#options.idleTimeoutMs,
       });
     } catch (error) {
       throw transportError(error);
     }
   }
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.#agents.values()].map((agent) => agent.close()));
   }
 }
 

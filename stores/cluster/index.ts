@@ -23,6 +23,7 @@ import { Outbox } from './outbox.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisLookups } from './redis-lookups.ts';
 import { RedisProjectionWriter } from './redis-projection-writer.ts';
+import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
 export type { ClusterSettings } from './connections.ts';
 
@@ -62,6 +63,9 @@ export async function createClusterStores(
     mode: 'cluster',
     events,
     lookups,
+    rateLimiter: new RedisRateLimiter(redis, settings.namespace, log),
+    // The projector is its own process here; its lag is the consumer group's lag in Kafka.
+    backlog: async () => ({ outboxDepth: events.outboxDepth, projectorLagEvents: null }),
     usage: new ClickHouseUsageQueries(clickhouse, settings.clickhouseDatabase),
     sync: {
       // Write-through: the node that issued a command applies it to Redis itself, so every node can

@@ -17,6 +17,7 @@ export class SqliteEventLog implements EventLog {
   readonly #insert;
   readonly #appendMany;
   readonly #readAfter;
+  readonly #lastPosition;
   readonly #listeners: Array<() => void> = [];
 
   constructor(database: SqliteDatabase) {
@@ -40,6 +41,12 @@ export class SqliteEventLog implements EventLog {
     this.#readAfter = database.prepare(
       'SELECT position, payload FROM events WHERE position > ? ORDER BY position LIMIT ?',
     );
+    this.#lastPosition = database.prepare('SELECT coalesce(max(position), 0) FROM events').pluck();
+  }
+
+  /** The position of the newest event. */
+  lastPosition(): number {
+    return this.#lastPosition.get() as number;
   }
 
   async append(events: readonly GatewayEvent[]): Promise<void> {

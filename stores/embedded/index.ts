@@ -5,6 +5,7 @@
  */
 
 import { MemoryLookups } from '../memory-lookups.ts';
+import { MemoryRateLimiter } from '../memory-rate-limiter.ts';
 import type { Stores } from '../ports.ts';
 import { openDatabase } from './database.ts';
 import { SqliteEventLog } from './event-log.ts';
@@ -62,7 +63,12 @@ export function createEmbeddedStores(dataDirectory: string): EmbeddedStores {
     mode: 'embedded',
     events,
     lookups,
+    rateLimiter: new MemoryRateLimiter(),
     usage: new SqliteUsageQueries(database),
+    backlog: async () => ({
+      outboxDepth: null,
+      projectorLagEvents: database.open ? Math.max(0, events.lastPosition() - writer.checkpoint()) : null,
+    }),
     sync: { caughtUp: async () => void catchUp() },
     catchUp,
     ready: async () => database.open,

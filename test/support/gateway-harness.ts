@@ -31,6 +31,15 @@ export interface ExtraChannel {
   type: 'openai' | 'anthropic';
   models: string[];
   thinkingToContent?: boolean;
+  /** another upstream (default: the harness's fake upstream in the channel's format) */
+  baseUrl?: string;
+  /** several upstream keys, used in turn (default: the format's one key) */
+  apiKeys?: string[];
+  priority?: number;
+  weight?: number;
+  firstByteTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  idleTimeoutMs?: number;
 }
 
 export interface HarnessOptions {
@@ -43,10 +52,17 @@ function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): strin
   return channels.flatMap((channel) => [
     `  - name: ${channel.name}`,
     `    type: ${channel.type}`,
-    `    base_url: ${channel.type === 'openai' ? `${upstreamUrl}/v1` : upstreamUrl}`,
-    `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : UPSTREAM_KEY_ANTHROPIC}`,
+    `    base_url: ${channel.baseUrl ?? (channel.type === 'openai' ? `${upstreamUrl}/v1` : upstreamUrl)}`,
+    channel.apiKeys
+      ? `    api_keys: [${channel.apiKeys.join(', ')}]`
+      : `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : UPSTREAM_KEY_ANTHROPIC}`,
     `    models: [${channel.models.join(', ')}]`,
     `    thinking_to_content: ${channel.thinkingToContent === true}`,
+    ...(channel.priority !== undefined ? [`    priority: ${channel.priority}`] : []),
+    ...(channel.weight !== undefined ? [`    weight: ${channel.weight}`] : []),
+    ...(channel.firstByteTimeoutMs !== undefined ? [`    first_byte_timeout_ms: ${channel.firstByteTimeoutMs}`] : []),
+    ...(channel.connectTimeoutMs !== undefined ? [`    connect_timeout_ms: ${channel.connectTimeoutMs}`] : []),
+    ...(channel.idleTimeoutMs !== undefined ? [`    idle_timeout_ms: ${channel.idleTimeoutMs}`] : []),
   ]);
 }
 
@@ -105,6 +121,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // and the sign-in rate limit are tested on their own (test/security), with these overridden.
     ALLOW_PRIVATE_UPSTREAMS: 'true',
     AUTH_RATE_LIMIT_ATTEMPTS: '1000',
+    // One log line per request would drown the test output; suites that read the logs set LOG_LEVEL.
+    LOG_LEVEL: 'warn',
     ...options.environment,
   };
   let runtime = await createHarnessRuntime(environment);
