@@ -90,6 +90,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
             namespace: environment.CLUSTER_NAMESPACE ?? 'gateway.',
             clickhouseDatabase: environment.CLICKHOUSE_DATABASE ?? 'gateway',
             trafficRetentionHours: integer(environment.TRAFFIC_RETENTION_HOURS, 168, 'TRAFFIC_RETENTION_HOURS'),
+            usageRetentionMonths: integer(environment.USAGE_RETENTION_MONTHS, 0, 'USAGE_RETENTION_MONTHS'),
           }
         : null,
     logLevel: environment.LOG_LEVEL ?? 'info',

@@ -20,6 +20,8 @@ export interface ClusterSettings {
   clickhouseDatabase: string;
   /** how long traffic events stay in Kafka (ClickHouse keeps the history) */
   trafficRetentionHours: number;
+  /** months of usage ClickHouse keeps (whole monthly partitions); 0 keeps everything */
+  usageRetentionMonths: number;
 }
 
 export function connectKafka(settings: ClusterSettings, clientId: string): Kafka {

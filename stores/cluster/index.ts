@@ -8,6 +8,7 @@ import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { ClusterProjector } from '../../projector/cluster-projector.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
 import type { Stores } from '../ports.ts';
+import { dropExpiredPartitions } from './clickhouse-retention.ts';
 import { ClickHouseUsageQueries } from './clickhouse-usage-queries.ts';
 import { ClickHouseUsageWriter } from './clickhouse-usage-writer.ts';
 import {
@@ -131,9 +132,19 @@ export async function startClusterProjector(
     log,
   });
   await projector.start();
+  // Retention runs in the projector (one place, not every gateway node): at start and every 6 hours.
+  const applyRetention = () =>
+    dropExpiredPartitions(clickhouse, settings.clickhouseDatabase, settings.usageRetentionMonths).then(
+      (dropped) => dropped.length > 0 && log('dropped expired usage partitions', { dropped }),
+      (error: unknown) => log('usage retention failed; will retry', { error: String(error) }),
+    );
+  void applyRetention();
+  const retention = setInterval(applyRetention, 6 * 3_600_000);
+  retention.unref();
   return {
     projector,
     async close() {
+      clearInterval(retention);
       await projector.stop();
       await redis.quit().catch(() => {});
       await clickhouse.close();
