@@ -88,7 +88,7 @@ export async function createRuntime(
       (state === 'open' ? log.warn : log.info)('channel circuit breaker changed', { channelId, state }),
   });
   const metrics = new GatewayMetrics({ publisher, stores });
-  const lifecycle: ServerLifecycle = { inFlight: 0, draining: false };
+  const lifecycle: ServerLifecycle = { inFlight: 0, draining: false, handlers: new Set() };
   const consoleApp = createConsoleApp(context, {
     secureCookies: settings.secureCookies,
     consoleDirectory: CONSOLE_DIRECTORY,
@@ -137,6 +137,11 @@ export async function createRuntime(
       }
       server.closeAllConnections();
       await closed;
+      // Cut requests end within moments (their upstream call is aborted); their events must still go out.
+      await Promise.race([
+        Promise.allSettled([...lifecycle.handlers]),
+        new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
+      ]);
       await publisher.close();
       await upstream.close();
       await projector?.close();

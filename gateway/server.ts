@@ -24,6 +24,8 @@ export interface ServerLifecycle {
   inFlight: number;
   /** set at shutdown: /readyz answers 503 so load balancers stop sending */
   draining: boolean;
+  /** relay handlers still running (they publish the request's events when they end) */
+  handlers: Set<Promise<void>>;
 }
 
 export interface GatewayServerOptions {
@@ -60,7 +62,7 @@ export function createGatewayServer(
   consoleApp: Express,
   options: GatewayServerOptions = {},
 ): Server {
-  const lifecycle = options.lifecycle ?? { inFlight: 0, draining: false };
+  const lifecycle = options.lifecycle ?? { inFlight: 0, draining: false, handlers: new Set() };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     lifecycle.inFlight++;
     response.once('close', () => lifecycle.inFlight--);
@@ -83,7 +85,9 @@ export function createGatewayServer(
         response.end(JSON.stringify(endpoint.errorBody(error, '')));
         return;
       }
-      void handleRelay(endpoint, request, response, relay);
+      const handler = handleRelay(endpoint, request, response, relay);
+      lifecycle.handlers.add(handler);
+      void handler.finally(() => lifecycle.handlers.delete(handler));
       return;
     }
     if (path === '/v1/models' && request.method === 'GET') {
