@@ -1,4 +1,4 @@
-/** The channel form's text fields to and from the API's shapes (models list, model mapping). */
+/** The channel form's text fields to and from the API's shapes (models list, model mapping, keys, timeouts). */
 import type { ChannelView, CreateChannelRequest, UpdateChannelRequest } from '../../../contracts/console-api.ts';
 
 export interface ChannelFormValues {
@@ -12,6 +12,10 @@ export interface ChannelFormValues {
   weight: number;
   thinkingToContent: boolean;
   enabled: boolean;
+  /** ms as typed; '' is the gateway default */
+  connectTimeout: string | number;
+  firstByteTimeout: string | number;
+  idleTimeout: string | number;
 }
 
 export function blankChannelForm(): ChannelFormValues {
@@ -26,6 +30,9 @@ export function blankChannelForm(): ChannelFormValues {
     weight: 1,
     thinkingToContent: false,
     enabled: true,
+    connectTimeout: '',
+    firstByteTimeout: '',
+    idleTimeout: '',
   };
 }
 
@@ -43,7 +50,24 @@ export function channelFormOf(channel: ChannelView): ChannelFormValues {
     weight: channel.weight,
     thinkingToContent: channel.thinking_to_content,
     enabled: channel.enabled,
+    connectTimeout: channel.connect_timeout_ms ?? '',
+    firstByteTimeout: channel.first_byte_timeout_ms ?? '',
+    idleTimeout: channel.idle_timeout_ms ?? '',
   };
+}
+
+/** Keys separated by commas (or spaces); several are sent as `api_keys`. */
+export const splitKeys = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+const timeout = (value: string | number) => {
+  const text = String(value).trim();
+  return text ? Math.max(1, Math.trunc(Number(text))) : null;
+};
+
+function keyFields(text: string): { api_key: string } | { api_keys: string[] } | Record<string, never> {
+  const keys = splitKeys(text);
+  if (keys.length === 0) return {};
+  return keys.length === 1 ? { api_key: keys[0]! } : { api_keys: keys };
 }
 
 export const splitModels = (text: string) => [...new Set(text.split(/[,\s]+/).filter(Boolean))];
@@ -71,14 +95,18 @@ function commonFields(values: ChannelFormValues, mapping: Record<string, string>
     weight: Math.max(0, Math.trunc(Number(values.weight) || 0)),
     thinking_to_content: values.thinkingToContent,
     enabled: values.enabled,
+    connect_timeout_ms: timeout(values.connectTimeout),
+    first_byte_timeout_ms: timeout(values.firstByteTimeout),
+    idle_timeout_ms: timeout(values.idleTimeout),
   };
 }
 
 export function createRequestOf(values: ChannelFormValues, mapping: Record<string, string>): CreateChannelRequest {
-  return { ...commonFields(values, mapping), api_key: values.apiKey.trim() };
+  const keys = keyFields(values.apiKey);
+  return { ...commonFields(values, mapping), ...('api_keys' in keys ? keys : { api_key: values.apiKey.trim() }) };
 }
 
-/** The key is only sent when a new one was typed: an empty field keeps the stored key. */
+/** Keys are only sent when new ones were typed: an empty field keeps the stored keys. */
 export function updateRequestOf(values: ChannelFormValues, mapping: Record<string, string>): UpdateChannelRequest {
-  return { ...commonFields(values, mapping), ...(values.apiKey.trim() && { api_key: values.apiKey.trim() }) };
+  return { ...commonFields(values, mapping), ...keyFields(values.apiKey) };
 }

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { blankChannelForm, createRequestOf, updateRequestOf } from './channel-form.ts';
+
+describe('channel form: keys and timeouts', () => {
+  it('sends one key as api_key, several as api_keys, and typed timeouts as numbers', () => {
+    const form = { ...blankChannelForm(), name: 'pool', models: 'gpt-4o-mini', apiKey: ' sk-one ' };
+    expect(createRequestOf(form, {})).toMatchObject({ api_key: 'sk-one', connect_timeout_ms: null });
+    const several = { ...form, apiKey: 'sk-one, sk-two', firstByteTimeout: 30000, idleTimeout: '60000' };
+    const request = createRequestOf(several, {});
+    expect(request).toMatchObject({
+      api_keys: ['sk-one', 'sk-two'],
+      first_byte_timeout_ms: 30000,
+      idle_timeout_ms: 60000,
+    });
+    expect('api_key' in request).toBe(false);
+  });
+
+  it('keeps the stored keys when none were typed on edit', () => {
+    const request = updateRequestOf({ ...blankChannelForm(), name: 'pool', models: 'm' }, {});
+    expect('api_key' in request || 'api_keys' in request).toBe(false);
+  });
+});
