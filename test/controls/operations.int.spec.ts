@@ -4,6 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqliteEventLog } from '../../stores/embedded/event-log.ts';
 import { createEmbeddedStores } from '../../stores/embedded/index.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
@@ -119,7 +120,7 @@ describe('graceful shutdown', () => {
     await harness.upstream.close();
     const stores = createEmbeddedStores(harness.dataDirectory);
     const requestId = response.headers.get('x-request-id');
-    const recorded = stores.events
+    const recorded = (stores.events as SqliteEventLog)
       .readAfter(0, 10_000)
       .map(({ event }) => event)
       .find((event) => event.type === 'request.completed' && event.body.requestId === requestId);
