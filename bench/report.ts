@@ -154,10 +154,11 @@ export function evaluateGoals(bench: BenchResults): Goal[] {
 
 const mark = (met: boolean | null) => (met === null ? '—' : met ? 'met' : '**missed**');
 
-function table(header: string[], rows: string[][]): string {
+/** A Markdown table; the first column and the columns listed in `left` are left-aligned, the rest right. */
+function table(header: string[], rows: string[][], left: number[] = []): string {
   return [
     `| ${header.join(' | ')} |`,
-    `|${header.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`,
+    `|${header.map((_, index) => (index === 0 || left.includes(index) ? '---' : '---:')).join('|')}|`,
     ...rows.map((row) => `| ${row.join(' | ')} |`),
   ].join('\n');
 }
@@ -329,6 +330,7 @@ function pipelineSection(bench: BenchResults): string {
             pipeline.clickhouse.reason ?? '–',
           ],
         ],
+        [1, 2],
       ),
       '',
       `The overview data (${overview.requests.toLocaleString('en')} requests, 200 users with a few heavy ones, 2 keys each, 5 models, spread over 30 days) was ${overview.method}; generating it took ${fixed(overview.generateSeconds, 1)} s. It made ${overview.rollupRows.toLocaleString('en')} hourly rollup rows and a ${fixed(overview.databaseMegabytes, 0)} MB database.`,
@@ -349,6 +351,7 @@ function profileSection(bench: BenchResults, flame: string | null): string {
       list
         .slice(0, count)
         .map((row) => [fixed(row.percent, 1), whole(row.ms), `\`${row.name}\``, row.where ? `\`${row.where}\`` : '']),
+      [2, 3],
     );
   return [
     '## Where the gateway spends its CPU',
@@ -402,6 +405,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     table(
       ['target', 'measured', 'result'],
       goals.map((goal) => [goal.goal, goal.measured, mark(goal.met)]),
+      [1, 2],
     ),
     '',
     ...(chart ? [`![Throughput, added latency and memory per target](${chart})`, ''] : []),
@@ -418,7 +422,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     '## How to run it',
     '',
     '```sh',
-    'npm run bench          # full run (about 10 minutes): writes docs/benchmarks.md and docs/benchmarks.png',
+    'npm run bench          # full run, about 16 minutes here (+2.5 when it installs LiteLLM): writes docs/benchmarks.*',
     'npm run bench:quick    # under a minute, no LiteLLM; prints the figures (CI runs it)',
     'npm run bench -- --only=upstream,ceiling,gateway --no-pipeline --no-profile --out=.bench',
     '```',
@@ -426,6 +430,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     '- Portkey is installed on first use with `npm ci --prefix bench/peers/portkey` (pinned in `bench/peers/portkey/package-lock.json`), started with `node …/@portkey-ai/gateway/build/start-server.js --port=<port> --headless`, and called with `x-portkey-provider` and `x-portkey-custom-host` pointing at the fake upstream.',
     "- LiteLLM is installed on first use with `python3 -m venv .bench/litellm-venv && .bench/litellm-venv/bin/pip install 'litellm[proxy]==<pinned>'` (see `bench/targets.ts`), and started with `litellm --config .bench/litellm-config.yaml --num_workers 2`: two models pointing at the fake upstream, no database, no master key, no callbacks, no retries.",
     '- The gateway runs `createRuntime` (`bench/gateway-child.ts`) in a child process on a fresh temporary `DATA_DIR` (embedded SQLite store, events on), with an OpenAI and an Anthropic channel on the fake upstream, and a user and key created through the console API.',
+    '- Peers run as configured here, without key checks (Portkey has no key store; LiteLLM has no master key or database), so they do less work per request than the gateway. Portkey 1.15.2 holds the first chunk of every stream for 25 ms (a `setTimeout(…, 25)` in its stream reader), which sets a floor under its time to first token; its `@hono/node-server` is pinned to 1.13.8 because later releases make Portkey answer every streamed request with a 500.',
     '- The gateway (cluster) entry runs once `KAFKA_BROKERS`, `CLICKHOUSE_URL` and `REDIS_URL` are set and the cluster mode exists; until then it is reported as not available.',
     '',
     ...(bench.errors.length ? ['## Errors in this run', '', ...bench.errors.map((error) => `- ${error}`), ''] : []),

@@ -7,13 +7,14 @@
  *
  * Options: --quick, --only=upstream,ceiling,gateway,… (ids), --profile (also in quick mode), --no-profile,
  * --no-pipeline, --no-peers, --scale=<factor> (shorter timed phases, for trying it out),
+ * --render=.bench/benchmarks.json (write the report again from the last run's saved results),
  * --out=<dir> (where the report goes; default docs/ for a full run).
  *
  * Exit code: 1 when something errored in the upstream, the ceiling, the gateway, the pipeline or the
  * report (a failed request counts); a peer that cannot be installed or started is reported, not fatal;
  * a missed target never fails the run.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StreamShape } from './fake-upstream.ts';
@@ -315,7 +316,17 @@ async function measurePipeline(): Promise<PipelineResults> {
   return pipeline;
 }
 
+/** `--render=<results.json>`: writes the report again from a saved run (no measuring). */
+async function render(file: string): Promise<number> {
+  const bench = JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
+  const written = await writeReport(bench, option('out') ?? (bench.quick ? WORK : path.join(ROOT, 'docs')));
+  log(`report of the run of ${bench.startedAt}: ${written.map((name) => path.relative(ROOT, name)).join(', ')}`);
+  return 0;
+}
+
 async function main(): Promise<number> {
+  const saved = option('render');
+  if (saved) return render(saved);
   ensureWorkDirectories();
   const loadBefore = os.loadavg();
   log(
