@@ -4,6 +4,14 @@
  * `code` is stable for scripts; `message` says what was wrong and what to do.
  */
 import type { ErrorRequestHandler } from 'express';
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError,
+} from 'redis';
 import type { z } from 'zod';
 import type { ConsoleError } from '../../contracts/console-api.ts';
 import { describeIssues, firstIssueField } from '../relay/validation-message.ts';
@@ -36,6 +44,22 @@ export function parseOrThrow<Output>(schema: z.ZodType<Output>, input: unknown):
   );
 }
 
+/** Errors of a store that does not answer (the cluster's Redis down): the change is refused, not broken. */
+const unavailableStoreErrors = [
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError,
+];
+
+function storeUnavailable(error: unknown): boolean {
+  if (unavailableStoreErrors.some((type) => error instanceof type)) return true;
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET';
+}
+
 export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, _next) => {
   if (error instanceof ApiError) {
     response.status(error.status).json(error.body());
@@ -64,6 +88,20 @@ export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, 
           507,
           'storage_full',
           'The gateway cannot save this change: its data disk is full. Ask the operator to free space, then check before retrying.',
+        ).body(),
+      );
+    return;
+  }
+  if (storeUnavailable(error)) {
+    console.error(JSON.stringify({ level: 'error', msg: 'store unavailable', error: String(error?.stack ?? error) }));
+    response.setHeader('retry-after', '5');
+    response
+      .status(503)
+      .json(
+        new ApiError(
+          503,
+          'store_unavailable',
+          'A data store of the gateway is not answering, so this change cannot be saved now; try again shortly.',
         ).body(),
       );
     return;
