@@ -116,7 +116,13 @@ describe.skipIf(services === null)(
       const created = await consoleA.createToken('cluster');
       key = created.key;
       tokenId = created.id;
-    }, 180_000);
+      // A brand-new broker takes a while to form the first consumer group (tens of seconds on a fresh
+      // machine): wait until a warm-up request has reached ClickHouse, so the tests time only the pipeline.
+      tally(await sendOne(nodeA!, 0));
+      const warmed = await eventually(clickhouseTotals, (value) => value.calls >= 1, 150_000);
+      if (warmed.calls < 1)
+        throw new Error(`the projector consumed nothing in 150 s:\n${projector.output.join('').slice(-2000)}`);
+    }, 240_000);
 
     afterAll(async () => {
       await Promise.all(processes.map((process) => process.kill('SIGKILL')));
