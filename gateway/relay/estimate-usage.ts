@@ -4,7 +4,7 @@
  * counted with a real BPE tokenizer (o200k_base, via gpt-tokenizer) rather than a character ratio,
  * and the usage event is marked `estimated`.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from './tokenizer.ts';
 import type { TokenCounts } from '../providers/provider.ts';
 
 /** OpenAI's documented framing cost: a few tokens per message plus the reply primer. */

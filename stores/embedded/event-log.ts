@@ -4,7 +4,7 @@
  * publisher that retries after an unclear failure never stores an event twice.
  */
 import { type GatewayEvent, partitionKeyOf, streamOf } from '../../contracts/events/index.ts';
-import { upcast } from '../../contracts/events/upcast.ts';
+import { upcastTrusted } from '../../contracts/events/upcast.ts';
 import type { EventLog } from '../ports.ts';
 import type { SqliteDatabase } from './database.ts';
 
@@ -58,7 +58,7 @@ export class SqliteEventLog implements EventLog {
   /** Events after a position, in log order, lifted to their current version. */
   readAfter(position: number, limit: number): PositionedEvent[] {
     const rows = this.#readAfter.all(position, limit) as Array<{ position: number; payload: string }>;
-    return rows.map((row) => ({ position: row.position, event: upcast(JSON.parse(row.payload)) }));
+    return rows.map((row) => ({ position: row.position, event: upcastTrusted(JSON.parse(row.payload)) }));
   }
 
   /** Tells the in-process projector there is something new to apply. */

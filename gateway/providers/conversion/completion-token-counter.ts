@@ -5,7 +5,7 @@
  * unfinished word is kept. The cut is made where a whitespace run starts, which is where the
  * tokenizer's own pre-splitting cuts, so the total matches counting the whole text at once.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '../../relay/tokenizer.ts';
 
 const COUNT_AFTER_CHARACTERS = 512;
 /** Text with no whitespace at all (base64, long CJK runs) is counted anyway past this length. */
