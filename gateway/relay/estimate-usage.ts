@@ -4,8 +4,9 @@
  * counted with a real BPE tokenizer (o200k_base, via gpt-tokenizer) rather than a character ratio,
  * and the usage event is marked `estimated`.
  */
-import { countTokens } from './tokenizer.ts';
+
 import type { TokenCounts } from '../providers/provider.ts';
+import { countTokens } from './tokenizer.ts';
 
 /** OpenAI's documented framing cost: a few tokens per message plus the reply primer. */
 const TOKENS_PER_MESSAGE = 3;
