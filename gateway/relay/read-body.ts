@@ -33,11 +33,22 @@ function tooLarge(limitBytes: number): GatewayError {
   return new GatewayError('request_too_large', `Request body is larger than the limit of ${limitBytes} bytes.`);
 }
 
+/** Fatal: a lenient decoder would turn invalid bytes into U+FFFD and relay a body the client never sent. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 export function parseJsonObject(body: Buffer): Record<string, unknown> {
   if (body.length === 0) throw new GatewayError('invalid_request', 'Request body is empty; send a JSON object.');
+  let text: string;
+  try {
+    text = strictUtf8.decode(body);
+  } catch {
+    throw new GatewayError('invalid_request', 'Request body is not valid UTF-8; send JSON encoded as UTF-8.', {
+      code: 'invalid_json',
+    });
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new GatewayError('invalid_request', `Request body is not valid JSON: ${(error as Error).message}`, {
       code: 'invalid_json',
