@@ -7,7 +7,7 @@
  * `requests FINAL` by request id). Figures go to test/artifacts/faults/cluster.json.
  *
  * Servers are stopped and started here, which would break any other cluster suite running at the same
- * time: this file runs only with FAULTS_CLUSTER=1, as its own step of .ci/run after `npm test`.
+ * time: it belongs to vitest's `cluster` project, whose files run one at a time after everything else.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,10 +20,7 @@ import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts
 import { ConsoleClient } from '../support/console-client.ts';
 import { compareCounts, FaultReport } from './fault-report.ts';
 
-const enabled = process.env.FAULTS_CLUSTER === '1';
-if (!enabled)
-  console.warn('[cluster faults] SKIPPED: set FAULTS_CLUSTER=1 (it stops shared servers; .ci/run runs it on its own)');
-const services: ClusterServices | null = enabled ? resolveClusterServices() : null;
+const services: ClusterServices | null = resolveClusterServices();
 const run = Date.now().toString(36);
 const database = `faults${run}`;
 const OUTAGE_MS = 30_000;
