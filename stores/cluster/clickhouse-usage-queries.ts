@@ -14,6 +14,7 @@ import type {
 } from '../../contracts/console-api.ts';
 import { HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
 import type { UsageReadModel } from '../ports.ts';
+import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import { identifier, integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
 interface TotalsRow {
@@ -171,19 +172,4 @@ function toLogEntry(row: Record<string, string | number>): UsageLogEntry {
     latency_ms: Number(row['latency_ms']),
     first_token_ms: Number(row['has_first_token']) === 1 ? Number(row['first_token_ms']) : null,
   };
-}
-
-export function encodeCursor(time: number, id: string): string {
-  return Buffer.from(JSON.stringify([time, id])).toString('base64url');
-}
-
-export function decodeCursor(cursor: string | undefined): { time: number; id: string } | null {
-  if (!cursor) return null;
-  try {
-    const [time, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
-    if (typeof time === 'number' && Number.isSafeInteger(time) && typeof id === 'string') return { time, id };
-  } catch {
-    // An unreadable cursor is treated as no cursor: the first page.
-  }
-  return null;
 }

@@ -15,6 +15,7 @@ import type {
 } from '../../contracts/console-api.ts';
 import { HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
 import type { UsageReadModel } from '../ports.ts';
+import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import type { SqliteDatabase } from './database.ts';
 
 interface TotalsRow {
@@ -190,19 +191,4 @@ function toLogEntry(row: RequestRow): UsageLogEntry {
     latency_ms: row.latency_ms ?? 0,
     first_token_ms: row.first_token_ms,
   };
-}
-
-function encodeCursor(time: number, id: string): string {
-  return Buffer.from(JSON.stringify([time, id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string | undefined): { time: number; id: string } | null {
-  if (!cursor) return null;
-  try {
-    const [time, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
-    if (typeof time === 'number' && typeof id === 'string') return { time, id };
-  } catch {
-    // An unreadable cursor is treated as no cursor: the first page.
-  }
-  return null;
 }
