@@ -12,7 +12,7 @@ import type {
   UsageOverviewQuery,
   UsageTotals,
 } from '../../contracts/console-api.ts';
-import { HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
 import type { UsageReadModel } from '../ports.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import { identifier, integerLiteral, stringLiteral } from './clickhouse-sql.ts';
@@ -56,7 +56,7 @@ export class ClickHouseUsageQueries implements UsageReadModel {
   async overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview> {
     const from = Date.parse(query.from);
     const to = Date.parse(query.to);
-    const granularity = query.granularity ?? (to - from > 3 * 24 * HOUR_MS ? 'day' : 'hour');
+    const granularity = query.granularity ?? defaultGranularity(from, to);
     const alignedFrom = from - (from % HOUR_MS);
     const conditions = [
       `hour >= ${integerLiteral(alignedFrom / 1000)}`,

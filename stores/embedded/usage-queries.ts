@@ -13,7 +13,7 @@ import type {
   UsageOverviewQuery,
   UsageTotals,
 } from '../../contracts/console-api.ts';
-import { HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
 import type { UsageReadModel } from '../ports.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -48,7 +48,7 @@ export class SqliteUsageQueries implements UsageReadModel {
   async overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview> {
     const from = Date.parse(query.from);
     const to = Date.parse(query.to);
-    const granularity = query.granularity ?? (to - from > 3 * 24 * HOUR_MS ? 'day' : 'hour');
+    const granularity = query.granularity ?? defaultGranularity(from, to);
     const conditions = ['hour >= @from', 'hour < @to'];
     if (query.userId !== null) conditions.push('user_id = @userId');
     if (query.model) conditions.push('model = @model');

@@ -8,6 +8,11 @@ import type { RequestCompleted, UsageRecorded } from '../../../contracts/events/
 
 export const HOUR_MS = 3_600_000;
 
+/** Ranges over three days are shown by day unless the caller asks otherwise; shorter ones by hour. */
+export function defaultGranularity(from: number, to: number): 'hour' | 'day' {
+  return to - from > 3 * 24 * HOUR_MS ? 'day' : 'hour';
+}
+
 export function hourOf(isoTime: string): number {
   const time = Date.parse(isoTime);
   return time - (time % HOUR_MS);
