@@ -65,7 +65,7 @@ export async function createRuntime(
   const keys = deriveKeys(secret);
   const stores: Stores = settings.cluster
     ? await createClusterStores(settings.cluster, settings.dataDirectory, log.warn)
-    : createEmbeddedStores(settings.dataDirectory);
+    : await createEmbeddedStores(settings.dataDirectory);
   // In embedded mode the projector is always in-process; in the cluster it is a role of its own.
   const projector = settings.cluster && role === 'all' ? await startClusterProjector(settings.cluster, log.warn) : null;
   const context: CommandContext = { stores, keys, now: () => new Date() };

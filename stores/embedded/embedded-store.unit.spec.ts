@@ -119,7 +119,7 @@ let stores: EmbeddedStores;
 
 beforeEach(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'embedded-store-'));
-  stores = createEmbeddedStores(directory);
+  stores = await createEmbeddedStores(directory);
   await stores.events.append(allEvents);
   await stores.sync.caughtUp();
 });
@@ -255,7 +255,7 @@ describe('exactly once', () => {
     const before = await snapshot(stores);
     await stores.events.append(allEvents);
     await stores.sync.caughtUp();
-    expect(stores.catchUp()).toBe(0);
+    expect(await stores.catchUp()).toBe(0);
     expect(await snapshot(stores)).toEqual(before);
   });
 
@@ -275,8 +275,8 @@ describe('exactly once', () => {
   it('loses nothing and counts nothing twice across a restart', async () => {
     const before = await snapshot(stores);
     await stores.close();
-    stores = createEmbeddedStores(directory);
-    expect(stores.catchUp()).toBe(0);
+    stores = await createEmbeddedStores(directory);
+    expect(await stores.catchUp()).toBe(0);
     expect(await snapshot(stores)).toEqual(before);
 
     const late: Call = {

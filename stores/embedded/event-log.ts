@@ -5,7 +5,6 @@
  */
 import { type GatewayEvent, partitionKeyOf, streamOf } from '../../contracts/events/index.ts';
 import { upcastTrusted } from '../../contracts/events/upcast.ts';
-import type { EventLog } from '../ports.ts';
 import type { SqliteDatabase } from './database.ts';
 
 export interface PositionedEvent {
@@ -13,20 +12,19 @@ export interface PositionedEvent {
   event: GatewayEvent;
 }
 
-export class SqliteEventLog implements EventLog {
+export class SqliteEventLog {
   readonly #insert;
   readonly #appendMany;
   readonly #readAfter;
   readonly #lastPosition;
-  readonly #listeners: Array<() => void> = [];
 
   constructor(database: SqliteDatabase) {
     this.#insert = database.prepare(
       `INSERT OR IGNORE INTO events (event_id, stream, type, version, partition_key, occurred_at, payload)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#appendMany = database.transaction((events: readonly GatewayEvent[]) => {
-      for (const event of events) {
+    this.#appendMany = database.transaction((events: readonly GatewayEvent[], payloads: readonly string[]) => {
+      events.forEach((event, index) => {
         this.#insert.run(
           event.eventId,
           streamOf(event.type),
@@ -34,9 +32,9 @@ export class SqliteEventLog implements EventLog {
           event.version,
           partitionKeyOf(event),
           event.occurredAt,
-          JSON.stringify(event),
+          payloads[index],
         );
-      }
+      });
     });
     this.#readAfter = database.prepare(
       'SELECT position, payload FROM events WHERE position > ? ORDER BY position LIMIT ?',
@@ -49,20 +47,32 @@ export class SqliteEventLog implements EventLog {
     return this.#lastPosition.get() as number;
   }
 
-  async append(events: readonly GatewayEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    this.#appendMany(events);
-    for (const listener of this.#listeners) listener();
+  /** Appends in one transaction (synchronous: it runs on the store worker thread). */
+  append(events: readonly GatewayEvent[]): void {
+    if (events.length > 0)
+      this.#appendMany(
+        events,
+        events.map((event) => JSON.stringify(event)),
+      );
+  }
+
+  /**
+   * Appends events that arrive already serialised, one JSON document per line (how the serving thread
+   * hands them over: one string crosses threads far cheaper than a structured clone of the objects).
+   * The line is stored as it came; it is parsed only for the indexed columns.
+   */
+  appendLines(lines: string): void {
+    if (lines.length === 0) return;
+    const payloads = lines.split('\n');
+    this.#appendMany(
+      payloads.map((payload) => JSON.parse(payload) as GatewayEvent),
+      payloads,
+    );
   }
 
   /** Events after a position, in log order, lifted to their current version. */
   readAfter(position: number, limit: number): PositionedEvent[] {
     const rows = this.#readAfter.all(position, limit) as Array<{ position: number; payload: string }>;
     return rows.map((row) => ({ position: row.position, event: upcastTrusted(JSON.parse(row.payload)) }));
-  }
-
-  /** Tells the in-process projector there is something new to apply. */
-  onAppended(listener: () => void): void {
-    this.#listeners.push(listener);
   }
 }

@@ -22,7 +22,7 @@ const range = {
 };
 
 async function snapshot(directory: string) {
-  const stores = createEmbeddedStores(directory);
+  const stores = await createEmbeddedStores(directory);
   try {
     return {
       token: stores.lookups.tokenById('t1'),
@@ -38,7 +38,7 @@ describe('rebuildEmbedded', () => {
   it('rebuilds identical projections from the log, however often it runs', async () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'rebuild-'));
     directories.push(directory);
-    const stores = createEmbeddedStores(directory);
+    const stores = await createEmbeddedStores(directory);
     const startedAt = new Date().toISOString();
     await stores.events.append([
       newEvent('user.registered', { userId: 'u1', email: 'a@example.com', name: 'a', passwordHash: 'x', role: 'user' }),

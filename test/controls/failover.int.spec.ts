@@ -7,10 +7,10 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOfType } from '../../contracts/events/index.ts';
-import type { SqliteEventLog } from '../../stores/embedded/event-log.ts';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
+import { loggedEvents } from '../support/logged-events.ts';
 
 let harness: Harness;
 let failing: FakeUpstream;
@@ -115,11 +115,9 @@ async function messages(model: string) {
 
 async function completedEvent(requestId: string): Promise<EventOfType<'request.completed'>['body']> {
   await harness.runtime.publisher.flush();
-  const log = harness.runtime.stores.events as SqliteEventLog;
-  const event = log
-    .readAfter(0, 100_000)
-    .map(({ event }) => event)
-    .find((event) => event.type === 'request.completed' && event.body.requestId === requestId);
+  const event = loggedEvents(harness.dataDirectory).find(
+    (event) => event.type === 'request.completed' && event.body.requestId === requestId,
+  );
   return (event as EventOfType<'request.completed'>).body;
 }
 

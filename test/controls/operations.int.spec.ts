@@ -4,10 +4,9 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqliteEventLog } from '../../stores/embedded/event-log.ts';
-import { createEmbeddedStores } from '../../stores/embedded/index.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
+import { loggedEvents } from '../support/logged-events.ts';
 
 async function newKey(harness: Harness, email: string): Promise<string> {
   const consoleClient = new ConsoleClient(harness.baseUrl);
@@ -118,15 +117,12 @@ describe('graceful shutdown', () => {
       () => undefined,
     );
     await harness.upstream.close();
-    const stores = createEmbeddedStores(harness.dataDirectory);
     const requestId = response.headers.get('x-request-id');
-    const recorded = (stores.events as SqliteEventLog)
-      .readAfter(0, 10_000)
-      .map(({ event }) => event)
-      .find((event) => event.type === 'request.completed' && event.body.requestId === requestId);
+    const recorded = loggedEvents(harness.dataDirectory).find(
+      (event) => event.type === 'request.completed' && event.body.requestId === requestId,
+    );
     expect(recorded).toBeDefined();
     expect(recorded!.type === 'request.completed' && recorded!.body.clientAborted).toBe(true);
-    await stores.close();
     rmSync(harness.dataDirectory, { recursive: true, force: true });
   });
 });

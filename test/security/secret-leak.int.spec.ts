@@ -6,9 +6,9 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SqliteEventLog } from '../../stores/embedded/event-log.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness, UPSTREAM_KEY_ANTHROPIC, UPSTREAM_KEY_OPENAI } from '../support/gateway-harness.ts';
+import { loggedEvents } from '../support/logged-events.ts';
 
 const RING_KEYS = ['ring-secret-alpha-0123456789', 'ring-secret-bravo-0123456789'];
 const ADDED_KEYS = ['console-added-secret-0123456789', 'console-added-secret-second-0123'];
@@ -147,9 +147,7 @@ describe('secrets in logs, responses and events', () => {
     responses.push(JSON.stringify((await admin.call('DELETE', `/api/channels/${id}`)).body));
 
     await harness.runtime.publisher.flush();
-    const events = (harness.runtime.stores.events as SqliteEventLog)
-      .readAfter(0, 100_000)
-      .map(({ event }) => JSON.stringify(event));
+    const events = loggedEvents(harness.dataDirectory).map((event) => JSON.stringify(event));
 
     const upstreamKeys = [UPSTREAM_KEY_OPENAI, UPSTREAM_KEY_ANTHROPIC, ...RING_KEYS, ...ADDED_KEYS, REPLACED_KEY];
     // The upstream did receive them: the scan is meaningful.

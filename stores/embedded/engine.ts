@@ -1,0 +1,99 @@
+/**
+ * @module stores/embedded/engine
+ * The embedded store's synchronous core: one SQLite file with the event log and every projection, and
+ * the projector that applies new events to them. It runs on the store worker thread (store-worker.ts),
+ * never on the thread that serves requests: better-sqlite3 blocks its thread for every statement.
+ * Projection changes to the key, account and channel lookups are handed to `onChange`, so the serving
+ * thread can keep its in-memory copy current.
+ */
+import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { MemoryLookups } from '../memory-lookups.ts';
+import type { TokenUsage } from '../ports.ts';
+import { openDatabase, type SqliteDatabase } from './database.ts';
+import { SqliteEventLog } from './event-log.ts';
+import { SqliteProjectionWriter } from './projection-writer.ts';
+import { SqliteUsageQueries } from './usage-queries.ts';
+
+const BATCH = 1000;
+
+export type LookupChange =
+  | { kind: 'document'; collection: string; id: string; body: unknown }
+  | { kind: 'usage'; tokenId: string; usage: TokenUsage };
+
+/** The engine's own lookups (the projection writer reads current documents from them), reporting every put. */
+class ReportingLookups extends MemoryLookups {
+  readonly changes: LookupChange[] = [];
+
+  override put(collection: string, id: string, body: unknown): void {
+    super.put(collection, id, body);
+    this.changes.push({ kind: 'document', collection, id, body });
+  }
+
+  override putUsage(tokenId: string, usage: TokenUsage): void {
+    super.putUsage(tokenId, usage);
+    this.changes.push({ kind: 'usage', tokenId, usage });
+  }
+
+  take(): LookupChange[] {
+    return this.changes.splice(0, this.changes.length);
+  }
+}
+
+export class EmbeddedEngine {
+  readonly database: SqliteDatabase;
+  readonly usage: SqliteUsageQueries;
+  readonly #events: SqliteEventLog;
+  readonly #lookups = new ReportingLookups();
+  readonly #writer: SqliteProjectionWriter;
+
+  constructor(dataDirectory: string) {
+    this.database = openDatabase(dataDirectory);
+    this.#events = new SqliteEventLog(this.database);
+    this.#writer = new SqliteProjectionWriter(this.database, this.#lookups);
+    this.usage = new SqliteUsageQueries(this.database);
+  }
+
+  /** Applies what a previous run logged but did not project, then returns every lookup document. */
+  open(): LookupChange[] {
+    this.catchUp();
+    this.#lookups.take();
+    this.#writer.loadLookups();
+    return this.#lookups.take();
+  }
+
+  /** Appends in one transaction; idempotent by event id. */
+  append(events: readonly GatewayEvent[]): void {
+    this.#events.append(events);
+  }
+
+  /** The same, for events serialised one per line (see SqliteEventLog.appendLines). */
+  appendLines(lines: string): void {
+    this.#events.appendLines(lines);
+  }
+
+  /** Applies every logged event not yet projected; returns how many. */
+  catchUp(): number {
+    let applied = 0;
+    for (;;) {
+      const batch = this.#events.readAfter(this.#writer.checkpoint(), BATCH);
+      if (batch.length === 0) return applied;
+      this.#writer.apply(batch);
+      applied += batch.length;
+    }
+  }
+
+  /** The lookup changes made by the projections since the last call. */
+  takeChanges(): LookupChange[] {
+    return this.#lookups.take();
+  }
+
+  lag(): number {
+    return Math.max(0, this.#events.lastPosition() - this.#writer.checkpoint());
+  }
+
+  close(): void {
+    if (!this.database.open) return;
+    this.catchUp();
+    this.database.close();
+  }
+}

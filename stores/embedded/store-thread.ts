@@ -1,0 +1,122 @@
+/**
+ * @module stores/embedded/store-thread
+ * The serving thread's handle on the store worker: starts it, turns calls into messages and replies
+ * into promises, and feeds the lookup changes it reports into the serving thread's in-memory lookups.
+ * If the worker dies (it should not: SQLite errors are replies, not crashes), every call in flight
+ * fails, which the event publisher retries, and a new worker is started on the same file.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { PROJECT_ROOT } from '../../gateway/project-root.ts';
+import type { MemoryLookups } from '../memory-lookups.ts';
+import type { LookupChange } from './engine.ts';
+import { deserializeError, type StoreCall, type WorkerMessage } from './worker-protocol.ts';
+
+/** From source (tsx, tests) the worker is the .ts module, started through a loader; from the bundle, its built twin. */
+const fromSource = import.meta.url.endsWith('.ts');
+const WORKER_ENTRY = fromSource
+  ? path.join(PROJECT_ROOT, 'stores/embedded/store-worker.ts')
+  : path.join(PROJECT_ROOT, 'dist/stores/embedded/store-worker.js');
+const WORKER_FILE = fromSource ? path.join(PROJECT_ROOT, 'scripts/typescript-worker.mjs') : WORKER_ENTRY;
+
+function applyChanges(lookups: MemoryLookups, changes: readonly LookupChange[]): void {
+  for (const change of changes) {
+    if (change.kind === 'document') lookups.put(change.collection, change.id, change.body);
+    else lookups.putUsage(change.tokenId, change.usage);
+  }
+}
+
+export class StoreThread {
+  readonly #dataDirectory: string;
+  readonly #lookups: MemoryLookups;
+  readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  #worker: Worker | null = null;
+  #nextId = 1;
+  #closing = false;
+  #alive = false;
+
+  constructor(dataDirectory: string, lookups: MemoryLookups) {
+    this.#dataDirectory = dataDirectory;
+    this.#lookups = lookups;
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** Starts the worker; resolves once it has opened the file and sent every lookup document. */
+  start(): Promise<void> {
+    const worker = new Worker(WORKER_FILE, {
+      workerData: { dataDirectory: this.#dataDirectory, entry: pathToFileURL(WORKER_ENTRY).href },
+    });
+    this.#worker = worker;
+    return new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: WorkerMessage) => {
+        switch (message.type) {
+          case 'changes':
+            applyChanges(this.#lookups, message.changes);
+            return;
+          case 'ready':
+            this.#alive = true;
+            resolve();
+            return;
+          case 'failed':
+            reject(deserializeError(message.error));
+            return;
+          case 'reply':
+            this.#settle(message.id, message.value, message.error && deserializeError(message.error));
+        }
+      });
+      worker.on('error', (error) => {
+        console.error(JSON.stringify({ level: 'error', msg: 'store worker failed', error: String(error) }));
+        reject(error);
+      });
+      worker.on('exit', (code) => {
+        this.#alive = false;
+        const stopped = new Error(`the store worker stopped (exit code ${code})`);
+        for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, stopped);
+        if (this.#closing || this.#worker !== worker) return;
+        reject(stopped);
+        this.#restart();
+      });
+    });
+  }
+
+  #restart(): void {
+    setTimeout(() => {
+      if (this.#closing) return;
+      this.start().catch(() => this.#restart());
+    }, 1_000).unref();
+  }
+
+  #settle(id: number, value: unknown, error: Error | undefined): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    if (error) pending.reject(error);
+    else pending.resolve(value);
+  }
+
+  call<Value>(call: StoreCall): Promise<Value> {
+    const worker = this.#worker;
+    if (!worker || !this.#alive) return Promise.reject(new Error('the store worker is not running; retry shortly'));
+    const id = this.#nextId++;
+    return new Promise<Value>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ id, ...call });
+    });
+  }
+
+  /** Projects what is left, closes the file, and ends the worker. */
+  async close(): Promise<void> {
+    if (!this.#worker) return;
+    try {
+      if (this.#alive) await this.call({ method: 'close' });
+    } finally {
+      this.#closing = true;
+      await this.#worker.terminate();
+      this.#worker = null;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * @module stores/embedded/store-worker
+ * The store worker thread: owns the SQLite file (event log, projections, usage queries) so that no
+ * SQLite statement, projection batch, WAL checkpoint or console query ever runs on the thread that
+ * relays requests. New events are projected right after their append is acknowledged, coalesced
+ * so that a burst of appends becomes one projection batch.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { EmbeddedEngine } from './engine.ts';
+import { type StoreRequest, serializeError, type WorkerMessage } from './worker-protocol.ts';
+
+const port = parentPort!;
+const post = (message: WorkerMessage) => port.postMessage(message);
+
+let engine: EmbeddedEngine;
+try {
+  engine = new EmbeddedEngine((workerData as { dataDirectory: string }).dataDirectory);
+  post({ type: 'changes', changes: engine.open() });
+  post({ type: 'ready' });
+} catch (error) {
+  post({ type: 'failed', error: serializeError(error) });
+  process.exit(1);
+}
+
+/** Projects and publishes the lookup changes; throws what SQLite throws. */
+function project(): number {
+  const applied = engine.catchUp();
+  const changes = engine.takeChanges();
+  if (changes.length > 0) post({ type: 'changes', changes });
+  return applied;
+}
+
+let scheduled = false;
+function scheduleProjection(delayMs = 0): void {
+  if (scheduled) return;
+  scheduled = true;
+  const run = () => {
+    scheduled = false;
+    if (!engine.database.open) return;
+    try {
+      project();
+    } catch (error) {
+      // The events are safe in the log (a full disk: SQLITE_FULL); try again shortly.
+      console.error(JSON.stringify({ level: 'error', msg: 'projection failed; will retry', error: String(error) }));
+      scheduleProjection(1_000);
+    }
+  };
+  if (delayMs === 0) setImmediate(run);
+  else setTimeout(run, delayMs);
+}
+
+async function handle(request: StoreRequest): Promise<unknown> {
+  switch (request.method) {
+    case 'append':
+      engine.appendLines(request.lines);
+      scheduleProjection();
+      return undefined;
+    case 'sync':
+      return project();
+    case 'overview':
+      return engine.usage.overview(request.query);
+    case 'logs':
+      return engine.usage.logs(request.query);
+    case 'lag':
+      return engine.database.open ? engine.lag() : null;
+    case 'close':
+      project();
+      engine.close();
+      return undefined;
+  }
+}
+
+port.on('message', (request: StoreRequest) => {
+  handle(request).then(
+    (value) => post({ type: 'reply', id: request.id, value }),
+    (error: unknown) => post({ type: 'reply', id: request.id, error: serializeError(error) }),
+  );
+});

@@ -1,0 +1,44 @@
+/**
+ * @module stores/embedded/worker-protocol
+ * The messages between the serving thread and the store worker thread. Internal to the embedded
+ * store (no wire or event shape is defined here: events cross as the contracts' `GatewayEvent`, serialised).
+ * Every request carries an id and gets exactly one `reply`; `changes` messages are posted before the
+ * reply of the call that caused them, so a caller sees its lookups current when its promise resolves.
+ */
+import type { UsageLogsQuery, UsageOverviewQuery } from '../../contracts/console-api.ts';
+import type { LookupChange } from './engine.ts';
+
+export type StoreCall =
+  /** the events as JSON, one per line: a string crosses threads far cheaper than a structured clone */
+  | { method: 'append'; lines: string }
+  | { method: 'sync' }
+  | { method: 'overview'; query: UsageOverviewQuery & { userId: string | null } }
+  | { method: 'logs'; query: UsageLogsQuery & { userId: string | null } }
+  | { method: 'lag' }
+  | { method: 'close' };
+
+export type StoreRequest = StoreCall & { id: number };
+
+export interface SerializedError {
+  message: string;
+  /** SQLITE_FULL and the like: callers tell a full disk from a bug by it */
+  code?: string;
+}
+
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'failed'; error: SerializedError }
+  | { type: 'changes'; changes: LookupChange[] }
+  | { type: 'reply'; id: number; value?: unknown; error?: SerializedError };
+
+export function serializeError(error: unknown): SerializedError {
+  const code = (error as { code?: unknown } | null)?.code;
+  return {
+    message: error instanceof Error ? error.message : String(error),
+    ...(typeof code === 'string' && { code }),
+  };
+}
+
+export function deserializeError({ message, code }: SerializedError): Error {
+  return Object.assign(new Error(message), code === undefined ? {} : { code });
+}
