@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClusterStores, startClusterProjector } from '../stores/cluster/index.ts';
 import { createEmbeddedStores } from '../stores/embedded/index.ts';
 import type { Stores } from '../stores/ports.ts';
 import { ensureAdmin } from './commands/accounts.ts';
@@ -63,11 +62,17 @@ export async function createRuntime(
     required: settings.cluster !== null,
   });
   const keys = deriveKeys(secret);
-  const stores: Stores = settings.cluster
-    ? await createClusterStores(settings.cluster, settings.dataDirectory, log.warn)
-    : await createEmbeddedStores(settings.dataDirectory);
+  // The cluster adapters (kafkajs, redis, the ClickHouse client: some 40 MB) load only in cluster mode.
+  const cluster = settings.cluster ? await import('../stores/cluster/index.ts') : null;
+  const stores: Stores =
+    cluster && settings.cluster
+      ? await cluster.createClusterStores(settings.cluster, settings.dataDirectory, log.warn)
+      : await createEmbeddedStores(settings.dataDirectory);
   // In embedded mode the projector is always in-process; in the cluster it is a role of its own.
-  const projector = settings.cluster && role === 'all' ? await startClusterProjector(settings.cluster, log.warn) : null;
+  const projector =
+    cluster && settings.cluster && role === 'all'
+      ? await cluster.startClusterProjector(settings.cluster, log.warn)
+      : null;
   const context: CommandContext = { stores, keys, now: () => new Date() };
   const admin = await ensureAdmin(context, settings.adminEmail, settings.adminPassword);
   const channels = settings.configFile ? await seedChannels(context, readConfigFile(settings.configFile).channels) : 0;

@@ -4,14 +4,6 @@
  * `code` is stable for scripts; `message` says what was wrong and what to do.
  */
 import type { ErrorRequestHandler } from 'express';
-import {
-  ClientClosedError,
-  ClientOfflineError,
-  ConnectionTimeoutError,
-  SocketClosedUnexpectedlyError,
-  SocketTimeoutError,
-  TimeoutError,
-} from 'redis';
 import type { z } from 'zod';
 import type { ConsoleError } from '../../contracts/console-api.ts';
 import { describeIssues, firstIssueField } from '../relay/validation-message.ts';
@@ -44,18 +36,22 @@ export function parseOrThrow<Output>(schema: z.ZodType<Output>, input: unknown):
   );
 }
 
-/** Errors of a store that does not answer (the cluster's Redis down): the change is refused, not broken. */
-const unavailableStoreErrors = [
-  ClientClosedError,
-  ClientOfflineError,
-  ConnectionTimeoutError,
-  SocketClosedUnexpectedlyError,
-  SocketTimeoutError,
-  TimeoutError,
-];
+/**
+ * Errors of a store that does not answer (the cluster's Redis down): the change is refused, not broken.
+ * Matched by the node-redis class names rather than by `instanceof`, so the embedded mode does not load
+ * the Redis client (and its memory) just to recognise its errors.
+ */
+const unavailableStoreErrors = new Set([
+  'ClientClosedError',
+  'ClientOfflineError',
+  'ConnectionTimeoutError',
+  'SocketClosedUnexpectedlyError',
+  'SocketTimeoutError',
+  'TimeoutError',
+]);
 
 function storeUnavailable(error: unknown): boolean {
-  if (unavailableStoreErrors.some((type) => error instanceof type)) return true;
+  if (error instanceof Error && unavailableStoreErrors.has(error.constructor.name)) return true;
   const code = (error as { code?: string } | null)?.code;
   return code === 'ECONNREFUSED' || code === 'ECONNRESET';
 }
