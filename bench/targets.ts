@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestShape } from './load.ts';
-import { type Child, forkTs, freePort, ROOT, spawnCommand, WORK, waitForHttp } from './processes.ts';
+import { forkTs, freePort, ROOT, spawnCommand, WORK, waitForHttp } from './processes.ts';
 
 export interface BenchContext {
   upstreamUrl: string;
@@ -110,6 +110,7 @@ export const ceilingTarget: Target = {
   async start(context) {
     const { child, port } = await forkTs('node-ceiling', 'bench/node-ceiling.ts', {
       args: [context.upstreamUrl, CLIENT_KEY],
+      execArgv: context.profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${context.profileDirectory}`] : [],
     });
     return {
       role: 'ceiling',
@@ -211,18 +212,22 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
       };
       // The embedded target must not pick up half a cluster configuration from the shell.
       if (mode === 'embedded') for (const name of clusterVariables) environment[name] = '';
-      const execArgv = context.profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${context.profileDirectory}`] : [];
-      let started: { child: Child; port: number };
+      const profile = context.profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${context.profileDirectory}`] : [];
+      // The product's own start command (`npm start` runs this bundle after `npm run build`).
+      const port = await freePort();
+      environment['PORT'] = String(port);
+      const child = spawnCommand(`gateway-${mode}`, process.execPath, [...profile, GATEWAY_BUNDLE], {
+        env: environment,
+      });
+      const origin = `http://127.0.0.1:${port}`;
       try {
-        started = await forkTs(`gateway-${mode}`, 'bench/gateway-child.ts', { env: environment, execArgv });
+        await waitForHttp(`${origin}/readyz`, child, 60_000);
       } catch (error) {
+        await child.stop();
         rmSync(directory, { recursive: true, force: true });
-        if (mode === 'cluster' && /not available/i.test(String(error))) {
-          throw new NotAvailable('not available: cluster mode not built');
-        }
         throw error;
       }
-      const origin = `http://127.0.0.1:${started.port}`;
+      const started = { child, port };
       const key = await createKey(origin);
       const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
       return {
@@ -241,6 +246,9 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
     },
   };
 }
+
+/** Built by `npm run build:server` at the start of every bench run. */
+const GATEWAY_BUNDLE = path.join(ROOT, 'dist/gateway/main.js');
 
 export const gatewayEmbeddedTarget = gatewayTarget('embedded');
 export const gatewayClusterTarget = gatewayTarget('cluster');

@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createEmbeddedStores } from '../stores/embedded/index.ts';
 import type { Stores } from '../stores/ports.ts';
 import { ensureAdmin } from './commands/accounts.ts';
@@ -18,13 +17,14 @@ import { createConsoleApp } from './console-api/app.ts';
 import { EventPublisher } from './events/publisher.ts';
 import { createLogger, log } from './log.ts';
 import { GatewayMetrics } from './metrics.ts';
+import { PROJECT_ROOT } from './project-root.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
 import { CircuitBreakers } from './relay/circuit-breaker.ts';
 import { UpstreamClient } from './relay/upstream-client.ts';
 import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
 import { createGatewayServer, type ServerLifecycle } from './server.ts';
 
-const consoleRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../console');
+const consoleRoot = path.join(PROJECT_ROOT, 'console');
 /** The built console when there is one, else the placeholder page. */
 export const CONSOLE_DIRECTORY = existsSync(path.join(consoleRoot, 'dist/index.html'))
   ? path.join(consoleRoot, 'dist')
