@@ -13,6 +13,15 @@ import type { RequestRecord } from './relay/request-record.ts';
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 const TTFT_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
 
+/** The labelled children one request's end touches. */
+interface Series {
+  requests: { inc(value?: number): void };
+  duration: { observe(value: number): void };
+  timeToFirstToken: { observe(value: number): void };
+  promptTokens: { inc(value?: number): void };
+  completionTokens: { inc(value?: number): void };
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #requests;
@@ -20,6 +29,7 @@ export class GatewayMetrics {
   readonly #timeToFirstToken;
   readonly #tokens;
   readonly #upstreamErrors;
+  readonly #series = new Map<string, Series>();
 
   constructor(sources: { publisher: EventPublisher; stores: Stores }) {
     const registers = [this.registry];
@@ -88,19 +98,36 @@ export class GatewayMetrics {
     const channel = record.channelName ?? '-';
     const model = record.channelName ? (record.modelRequested ?? '-') : '-';
     const status = String(record.status === 200 && record.errorType ? 'stream_error' : record.status);
-    this.#requests.labels(record.endpoint, model, channel, status).inc();
-    this.#duration.labels(record.endpoint, model, channel, status).observe(latencySeconds);
-    if (record.firstTokenMs !== null) {
-      this.#timeToFirstToken.labels(record.endpoint, model, channel, status).observe(record.firstTokenMs / 1000);
-    }
+    const series = this.#seriesOf(record.endpoint, model, channel, status);
+    series.requests.inc();
+    series.duration.observe(latencySeconds);
+    if (record.firstTokenMs !== null) series.timeToFirstToken.observe(record.firstTokenMs / 1000);
     const usage = record.usage;
     if (usage) {
-      if (usage.promptTokens > 0)
-        this.#tokens.labels(record.endpoint, model, channel, 'prompt').inc(usage.promptTokens);
-      if (usage.completionTokens > 0) {
-        this.#tokens.labels(record.endpoint, model, channel, 'completion').inc(usage.completionTokens);
-      }
+      if (usage.promptTokens > 0) series.promptTokens.inc(usage.promptTokens);
+      if (usage.completionTokens > 0) series.completionTokens.inc(usage.completionTokens);
     }
+  }
+
+  /**
+   * The labelled children of one label combination, kept: prom-client's `labels()` validates and
+   * hashes the values on every call, a cost paid per request otherwise. The combinations are bounded
+   * (see the module comment), so the map is too.
+   */
+  #seriesOf(endpoint: string, model: string, channel: string, status: string): Series {
+    const key = `${endpoint}\u0000${model}\u0000${channel}\u0000${status}`;
+    let series = this.#series.get(key);
+    if (!series) {
+      series = {
+        requests: this.#requests.labels(endpoint, model, channel, status),
+        duration: this.#duration.labels(endpoint, model, channel, status),
+        timeToFirstToken: this.#timeToFirstToken.labels(endpoint, model, channel, status),
+        promptTokens: this.#tokens.labels(endpoint, model, channel, 'prompt'),
+        completionTokens: this.#tokens.labels(endpoint, model, channel, 'completion'),
+      };
+      this.#series.set(key, series);
+    }
+    return series;
   }
 
   upstreamError(channel: string, kind: string): void {

@@ -5,7 +5,7 @@
  */
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
-import { hashApiKey } from '../security/api-keys.ts';
+import { cachedApiKeyHash } from '../security/api-keys.ts';
 import { isAllowed } from '../security/ip-allowlist.ts';
 import { GatewayError } from './errors.ts';
 
@@ -28,7 +28,7 @@ export function authenticateKey(
       `Missing API key. Send your key as ${headerHint}; create one in the console.`,
     );
   }
-  const token = lookups.tokenByKeyHash(hashApiKey(apiKey, hashingKey));
+  const token = lookups.tokenByKeyHash(cachedApiKeyHash(apiKey, hashingKey));
   if (!token) {
     throw new GatewayError(
       'authentication',

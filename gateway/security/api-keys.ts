@@ -25,6 +25,23 @@ export function hashApiKey(key: string, hashingKey: Buffer): string {
   return createHmac('sha256', hashingKey).update(key).digest('base64url');
 }
 
+const HASH_CACHE_SIZE = 10_000;
+const hashCache = new Map<string, { hashingKey: Buffer; hash: string }>();
+
+/**
+ * `hashApiKey` for the relay's hot path: the same few keys come again and again, and an HMAC per
+ * request is a measurable share of it. Bounded (emptied when full, so a flood of made-up keys cannot
+ * grow it); the keys it holds are already in this process's memory with every request that sends them.
+ */
+export function cachedApiKeyHash(key: string, hashingKey: Buffer): string {
+  const cached = hashCache.get(key);
+  if (cached && cached.hashingKey === hashingKey) return cached.hash;
+  const hash = hashApiKey(key, hashingKey);
+  if (hashCache.size >= HASH_CACHE_SIZE) hashCache.clear();
+  hashCache.set(key, { hashingKey, hash });
+  return hash;
+}
+
 /** `sk-abcd…wxyz`: enough to recognise a key, never enough to use it. */
 export function hintOf(key: string): string {
   return `${key.slice(0, 7)}…${key.slice(-4)}`;

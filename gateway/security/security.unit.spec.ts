@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, generateApiKey, hashApiKey, hintOf } from './api-keys.ts';
+import { API_KEY_PREFIX, cachedApiKeyHash, generateApiKey, hashApiKey, hintOf } from './api-keys.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { deriveKeys, loadServerSecret } from './server-secret.ts';
 import { decryptSecret, encryptSecret } from './upstream-key-cipher.ts';
@@ -63,6 +63,16 @@ describe('hashApiKey', () => {
   it('differs across secrets and across keys', () => {
     expect(hashApiKey(key, secretA)).not.toBe(hashApiKey(key, secretB));
     expect(hashApiKey(key, secretA)).not.toBe(hashApiKey(generateApiKey(), secretA));
+  });
+
+  it('gives the same hash from its cache, per secret, however many keys pass through it', () => {
+    expect(cachedApiKeyHash(key, secretA)).toBe(hashApiKey(key, secretA));
+    expect(cachedApiKeyHash(key, secretA)).toBe(hashApiKey(key, secretA));
+    // The cache remembers the secret it hashed under: another secret is not answered from it.
+    expect(cachedApiKeyHash(key, secretB)).toBe(hashApiKey(key, secretB));
+    // More keys than the cache holds: it empties itself and still answers right.
+    for (let index = 0; index < 10_050; index++) cachedApiKeyHash(`sk-flood-${index}`, secretA);
+    expect(cachedApiKeyHash(key, secretA)).toBe(hashApiKey(key, secretA));
   });
 
   it('never contains the key or its body', () => {
