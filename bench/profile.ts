@@ -4,8 +4,8 @@
  * module or package, and inclusive time of the repository's own functions. Run on its own:
  * `npx tsx bench/profile.ts .bench/profiles/gateway.cpuprofile [top] [skip-ms]`.
  */
-import { readFileSync } from 'node:fs';
 import { isMain, ROOT } from './processes.ts';
+import { readProfileWithSources } from './profile-source-maps.ts';
 
 interface ProfileNode {
   id: number;
@@ -59,7 +59,7 @@ function moduleOf(url: string, name: string): string {
 
 /** Sums up a profile, leaving out its first `skipMs` (process start and warm-up). */
 export function summariseProfile(file: string, top = 25, skipMs = 0): ProfileSummary {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const profile = readProfileWithSources<CpuProfile>(file);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMs = new Map<number, number>();
   let totalMs = 0;
@@ -140,7 +140,7 @@ function escapeXml(text: string): string {
  * time; paths under 0.2% are left out. Hover a box for its function, place and share.
  */
 export function flameGraphSvg(file: string, skipMs = 0, title = 'CPU flame graph'): string {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const profile = readProfileWithSources<CpuProfile>(file);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
   let elapsedMs = 0;
