@@ -216,7 +216,7 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
       // The product's own start command (`npm start` runs this bundle after `npm run build`).
       const port = await freePort();
       environment['PORT'] = String(port);
-      const child = spawnCommand(`gateway-${mode}`, process.execPath, [...profile, GATEWAY_BUNDLE], {
+      const child = spawnCommand(`gateway-${mode}`, process.execPath, [...startFlags(), ...profile, GATEWAY_BUNDLE], {
         env: environment,
       });
       const origin = `http://127.0.0.1:${port}`;
@@ -249,6 +249,14 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
 
 /** Built by `npm run build:server` at the start of every bench run. */
 const GATEWAY_BUNDLE = path.join(ROOT, 'dist/gateway/main.js');
+
+/** The Node flags `npm start` runs the bundle with (package.json), so the bench runs it the same way. */
+function startFlags(): string[] {
+  const start: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const flags = /\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/gateway\/main\.js/.exec(start);
+  if (!flags) throw new Error(`package.json's start script does not run dist/gateway/main.js with node: ${start}`);
+  return flags[1]!.trim().split(/\s+/).filter(Boolean);
+}
 
 export const gatewayEmbeddedTarget = gatewayTarget('embedded');
 export const gatewayClusterTarget = gatewayTarget('cluster');
