@@ -16,12 +16,18 @@ export async function pipeStream(
   response: ServerResponse,
   relay: StreamRelay,
   record: RequestRecord,
+  onFirstWrite: () => void = () => {},
 ): Promise<void> {
+  let written = false;
   const parser = createParser({
     onEvent(event) {
       const frame = relay.onEvent({ event: event.event, data: event.data });
       if (!frame) return;
       if (relay.sawContent) record.markFirstToken();
+      if (!written) {
+        written = true;
+        onFirstWrite();
+      }
       response.write(frame);
     },
   });

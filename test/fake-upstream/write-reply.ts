@@ -11,6 +11,7 @@ export interface ReplyTiming {
   /** 0 destroys the socket before any byte; N >= 1 sends the head and N chunks, then destroys it. */
   cutAfterChunks?: number;
   delayFirstByteMs?: number;
+  delayFirstChunkMs?: number;
   hang?: boolean;
   status?: number;
 }
@@ -51,6 +52,10 @@ export async function writeStreamReply(
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
   });
+  if (timing.delayFirstChunkMs) {
+    response.flushHeaders();
+    if (!(await pause(timing.delayFirstChunkMs, signal))) return;
+  }
   for (const [index, frame] of frames.entries()) {
     if (index === timing.cutAfterChunks) return destroyAfterFlush(response);
     if (index > 0 && timing.chunkDelayMs > 0 && !(await pause(timing.chunkDelayMs, signal))) return;

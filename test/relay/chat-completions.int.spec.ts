@@ -73,6 +73,25 @@ describe('POST /v1/chat/completions, relayed to an openai channel', () => {
     expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThan(150 * (arrivals.length - 2));
   });
 
+  it('sends the stream head on its own when the upstream is slow to its first chunk', async () => {
+    harness.upstream.next({ fixture: 'text-stream', delayFirstChunkMs: 600 });
+    const started = performance.now();
+    const response = await fetch(`${harness.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: hello, stream: true }),
+    });
+    // The head leaves ~50 ms after the upstream's, long before the first chunk at 600 ms.
+    const headersAt = performance.now() - started;
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = response.body!.getReader();
+    await reader.read();
+    const firstChunkAt = performance.now() - started;
+    expect(headersAt).toBeLessThan(400);
+    expect(firstChunkAt).toBeGreaterThanOrEqual(590);
+    await reader.cancel();
+  });
+
   it('relays a tool call and the round trip with a tool-role result', async () => {
     const tools: OpenAI.ChatCompletionTool[] = [
       {
