@@ -19,6 +19,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import type { StreamShape } from './fake-upstream.ts';
+import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { clickhouseUnavailable, measureSqliteOverview, measureSqliteProjector } from './pipeline.ts';
 import { forkTs, ROOT, treeCpuMs, treeRss, WORK } from './processes.ts';
@@ -36,8 +37,6 @@ import {
   type BenchContext,
   ceilingTarget,
   ensureWorkDirectories,
-  gatewayClusterTarget,
-  gatewayEmbeddedTarget,
   litellmTarget,
   NotAvailable,
   portkeyTarget,

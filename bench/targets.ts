@@ -5,7 +5,7 @@
  * and an Anthropic request, and stops. Peers install themselves on first use.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestShape } from './load.ts';
 import { forkTs, freePort, ROOT, spawnCommand, WORK, waitForHttp } from './processes.ts';
@@ -50,9 +50,9 @@ export interface Target {
 export class NotAvailable extends Error {}
 
 export const CLIENT_KEY = 'sk-bench-ceiling-key-0123456789abcdef';
-const UPSTREAM_KEY = 'upstream-key-0123456789abcdef';
-const OPENAI_MODEL = 'gpt-4o-mini';
-const ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+export const UPSTREAM_KEY = 'upstream-key-0123456789abcdef';
+export const OPENAI_MODEL = 'gpt-4o-mini';
+export const ANTHROPIC_MODEL = 'claude-sonnet-4-5';
 
 export function requestShape(target: RunningTarget, format: 'openai' | 'anthropic', stream: boolean): RequestShape {
   const endpoint = target[format]!;
@@ -69,13 +69,13 @@ export function requestShape(target: RunningTarget, format: 'openai' | 'anthropi
   };
 }
 
-const nodeVersion = `Node ${process.version}`;
+export const nodeVersion = `Node ${process.version}`;
 
-function openaiAt(pathPrefix: string, headers: Record<string, string>, model = OPENAI_MODEL): Endpoint {
+export function openaiAt(pathPrefix: string, headers: Record<string, string>, model = OPENAI_MODEL): Endpoint {
   return { path: `${pathPrefix}/v1/chat/completions`, headers, model };
 }
 
-function anthropicAt(pathPrefix: string, headers: Record<string, string>, model = ANTHROPIC_MODEL): Endpoint {
+export function anthropicAt(pathPrefix: string, headers: Record<string, string>, model = ANTHROPIC_MODEL): Endpoint {
   return { path: `${pathPrefix}/v1/messages`, headers: { 'anthropic-version': '2023-06-01', ...headers }, model };
 }
 
@@ -128,138 +128,6 @@ export const ceilingTarget: Target = {
 function undiciVersion(): string {
   return JSON.parse(readFileSync(path.join(ROOT, 'node_modules/undici/package.json'), 'utf8')).version;
 }
-
-function gitDescription(): string {
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'gateway', 'stores', 'contracts', 'projector'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).trim();
-    return dirty ? `${commit}+local changes` : commit;
-  } catch {
-    return 'unknown commit';
-  }
-}
-
-function gatewayConfig(directory: string, upstreamUrl: string): string {
-  const file = path.join(directory, 'gateway.yaml');
-  writeFileSync(
-    file,
-    [
-      'channels:',
-      '  - name: bench-openai',
-      '    type: openai',
-      `    base_url: ${upstreamUrl}/v1`,
-      `    api_key: ${UPSTREAM_KEY}`,
-      `    models: [${OPENAI_MODEL}]`,
-      '  - name: bench-anthropic',
-      '    type: anthropic',
-      `    base_url: ${upstreamUrl}`,
-      `    api_key: ${UPSTREAM_KEY}`,
-      `    models: [${ANTHROPIC_MODEL}]`,
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
-
-/** Registers a user and creates a key through the console API, as a script would. */
-async function createKey(origin: string): Promise<string> {
-  const headers = { origin, 'content-type': 'application/json' };
-  const register = await fetch(`${origin}/api/auth/register`, {
-    method: 'POST',
-    headers,
-    // A fresh address each time: the cluster's stores outlive a bench run.
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'a long bench password 123' }),
-  });
-  if (register.status !== 201) throw new Error(`register: HTTP ${register.status} ${await register.text()}`);
-  const cookie = register.headers
-    .getSetCookie()
-    .map((value) => value.split(';')[0])
-    .join('; ');
-  const created = await fetch(`${origin}/api/tokens`, {
-    method: 'POST',
-    headers: { ...headers, cookie },
-    body: JSON.stringify({ name: 'bench' }),
-  });
-  if (created.status !== 201) throw new Error(`create key: HTTP ${created.status} ${await created.text()}`);
-  return ((await created.json()) as { key: string }).key;
-}
-
-function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
-  const clusterVariables = ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'REDIS_URL'];
-  return {
-    id: mode === 'embedded' ? 'gateway' : 'gateway-cluster',
-    label: mode === 'embedded' ? 'gateway (embedded)' : 'gateway (cluster)',
-    role: 'gateway',
-    unavailable() {
-      if (mode === 'embedded') return null;
-      const missing = clusterVariables.filter((name) => !process.env[name]);
-      return missing.length
-        ? `not available: cluster mode not configured (${missing.join(', ')} unset; \`eval "$(scripts/services up)"\` starts Kafka, ClickHouse and Redis and sets them)`
-        : null;
-    },
-    async start(context) {
-      const directory = mkdtempSync(path.join(WORK, 'tmp', `gateway-${mode}-`));
-      const environment: Record<string, string> = {
-        DATA_DIR: directory,
-        GATEWAY_CONFIG: gatewayConfig(directory, context.upstreamUrl),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        // Cluster mode requires a fixed secret; the embedded one generates its own under DATA_DIR.
-        ...(mode === 'cluster' ? { GATEWAY_SECRET: 'bench-secret-0123456789abcdef0123456789abcdef' } : {}),
-      };
-      // The embedded target must not pick up half a cluster configuration from the shell.
-      if (mode === 'embedded') for (const name of clusterVariables) environment[name] = '';
-      const profile = context.profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${context.profileDirectory}`] : [];
-      // The product's own start command (`npm start` runs this bundle after `npm run build`).
-      const port = await freePort();
-      environment['PORT'] = String(port);
-      const child = spawnCommand(`gateway-${mode}`, process.execPath, [...startFlags(), ...profile, GATEWAY_BUNDLE], {
-        env: environment,
-      });
-      const origin = `http://127.0.0.1:${port}`;
-      try {
-        await waitForHttp(`${origin}/readyz`, child, 60_000);
-      } catch (error) {
-        await child.stop();
-        rmSync(directory, { recursive: true, force: true });
-        throw error;
-      }
-      const started = { child, port };
-      const key = await createKey(origin);
-      const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
-      return {
-        role: 'gateway',
-        origin,
-        pid: started.child.pid,
-        version: `llm-gateway ${version} (${gitDescription()}), ${nodeVersion}`,
-        openai: openaiAt('', { authorization: `Bearer ${key}` }),
-        anthropic: anthropicAt('', { 'x-api-key': key }),
-        installSeconds: 0,
-        async stop() {
-          await started.child.stop();
-          rmSync(directory, { recursive: true, force: true });
-        },
-      };
-    },
-  };
-}
-
-/** Built by `npm run build:server` at the start of every bench run. */
-const GATEWAY_BUNDLE = path.join(ROOT, 'dist/gateway/main.js');
-
-/** The Node flags `npm start` runs the bundle with (package.json), so the bench runs it the same way. */
-function startFlags(): string[] {
-  const start: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  const flags = /\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/gateway\/main\.js/.exec(start);
-  if (!flags) throw new Error(`package.json's start script does not run dist/gateway/main.js with node: ${start}`);
-  return flags[1]!.trim().split(/\s+/).filter(Boolean);
-}
-
-export const gatewayEmbeddedTarget = gatewayTarget('embedded');
-export const gatewayClusterTarget = gatewayTarget('cluster');
 
 const PORTKEY_DIRECTORY = path.join(ROOT, 'bench/peers/portkey');
 const PORTKEY_SERVER = path.join(PORTKEY_DIRECTORY, 'node_modules/@portkey-ai/gateway/build/start-server.js');

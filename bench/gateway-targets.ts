@@ -1,0 +1,165 @@
+/**
+ * @module bench/gateway-targets
+ * (c) This gateway as it ships: the bundle `npm start` runs (built at the start of every bench run),
+ * with the Node flags of package.json's start script, on a fresh DATA_DIR, with an OpenAI and an
+ * Anthropic channel on the fake upstream and a user and key created through the console API. In the
+ * cluster the gateway runs its serving role (`--role=gateway`) beside a projector process, as a
+ * deployment would; the gateway's own process is the one measured.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Child, freePort, ROOT, spawnCommand, WORK, waitForHttp } from './processes.ts';
+import {
+  ANTHROPIC_MODEL,
+  anthropicAt,
+  nodeVersion,
+  OPENAI_MODEL,
+  openaiAt,
+  type Target,
+  UPSTREAM_KEY,
+} from './targets.ts';
+
+function gitDescription(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'gateway', 'stores', 'contracts', 'projector'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
+    return dirty ? `${commit}+local changes` : commit;
+  } catch {
+    return 'unknown commit';
+  }
+}
+
+function gatewayConfig(directory: string, upstreamUrl: string): string {
+  const file = path.join(directory, 'gateway.yaml');
+  writeFileSync(
+    file,
+    [
+      'channels:',
+      '  - name: bench-openai',
+      '    type: openai',
+      `    base_url: ${upstreamUrl}/v1`,
+      `    api_key: ${UPSTREAM_KEY}`,
+      `    models: [${OPENAI_MODEL}]`,
+      '  - name: bench-anthropic',
+      '    type: anthropic',
+      `    base_url: ${upstreamUrl}`,
+      `    api_key: ${UPSTREAM_KEY}`,
+      `    models: [${ANTHROPIC_MODEL}]`,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+/** Registers a user and creates a key through the console API, as a script would. */
+async function createKey(origin: string): Promise<string> {
+  const headers = { origin, 'content-type': 'application/json' };
+  const register = await fetch(`${origin}/api/auth/register`, {
+    method: 'POST',
+    headers,
+    // A fresh address each time: the cluster's stores outlive a bench run.
+    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'a long bench password 123' }),
+  });
+  if (register.status !== 201) throw new Error(`register: HTTP ${register.status} ${await register.text()}`);
+  const cookie = register.headers
+    .getSetCookie()
+    .map((value) => value.split(';')[0])
+    .join('; ');
+  const created = await fetch(`${origin}/api/tokens`, {
+    method: 'POST',
+    headers: { ...headers, cookie },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  if (created.status !== 201) throw new Error(`create key: HTTP ${created.status} ${await created.text()}`);
+  return ((await created.json()) as { key: string }).key;
+}
+
+function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
+  const clusterVariables = ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'REDIS_URL'];
+  return {
+    id: mode === 'embedded' ? 'gateway' : 'gateway-cluster',
+    label: mode === 'embedded' ? 'gateway (embedded)' : 'gateway (cluster)',
+    role: 'gateway',
+    unavailable() {
+      if (mode === 'embedded') return null;
+      const missing = clusterVariables.filter((name) => !process.env[name]);
+      return missing.length
+        ? `not available: cluster mode not configured (${missing.join(', ')} unset; \`eval "$(scripts/services up)"\` starts Kafka, ClickHouse and Redis and sets them)`
+        : null;
+    },
+    async start(context) {
+      const directory = mkdtempSync(path.join(WORK, 'tmp', `gateway-${mode}-`));
+      const environment: Record<string, string> = {
+        DATA_DIR: directory,
+        GATEWAY_CONFIG: gatewayConfig(directory, context.upstreamUrl),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        // Cluster mode requires a fixed secret; the embedded one generates its own under DATA_DIR.
+        ...(mode === 'cluster' ? { GATEWAY_SECRET: 'bench-secret-0123456789abcdef0123456789abcdef' } : {}),
+      };
+      // The embedded target must not pick up half a cluster configuration from the shell.
+      if (mode === 'embedded') for (const name of clusterVariables) environment[name] = '';
+      const profile = context.profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${context.profileDirectory}`] : [];
+      const port = await freePort();
+      environment['PORT'] = String(port);
+      const role = mode === 'cluster' ? ['--role=gateway'] : [];
+      const children: Child[] = [];
+      const stopAll = async () => {
+        for (const child of children.reverse()) await child.stop();
+        rmSync(directory, { recursive: true, force: true });
+      };
+      const child = spawnCommand(
+        `gateway-${mode}`,
+        process.execPath,
+        [...startFlags(), ...profile, GATEWAY_BUNDLE, ...role],
+        {
+          env: environment,
+        },
+      );
+      children.push(child);
+      const origin = `http://127.0.0.1:${port}`;
+      try {
+        await waitForHttp(`${origin}/readyz`, child, 60_000);
+        if (mode === 'cluster') {
+          children.push(
+            spawnCommand('projector', process.execPath, [...startFlags(), PROJECTOR_BUNDLE], { env: environment }),
+          );
+        }
+      } catch (error) {
+        await stopAll();
+        throw error;
+      }
+      const key = await createKey(origin);
+      const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+      return {
+        role: 'gateway',
+        origin,
+        pid: child.pid,
+        version: `llm-gateway ${version} (${gitDescription()}), ${nodeVersion}`,
+        openai: openaiAt('', { authorization: `Bearer ${key}` }),
+        anthropic: anthropicAt('', { 'x-api-key': key }),
+        installSeconds: 0,
+        stop: stopAll,
+      };
+    },
+  };
+}
+
+/** Built by `npm run build:server` at the start of every bench run. */
+const GATEWAY_BUNDLE = path.join(ROOT, 'dist/gateway/main.js');
+const PROJECTOR_BUNDLE = path.join(ROOT, 'dist/projector/main.js');
+
+/** The Node flags `npm start` runs the bundle with (package.json), so the bench runs it the same way. */
+function startFlags(): string[] {
+  const start: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const flags = /\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/gateway\/main\.js/.exec(start);
+  if (!flags) throw new Error(`package.json's start script does not run dist/gateway/main.js with node: ${start}`);
+  return flags[1]!.trim().split(/\s+/).filter(Boolean);
+}
+
+export const gatewayEmbeddedTarget = gatewayTarget('embedded');
+export const gatewayClusterTarget = gatewayTarget('cluster');
