@@ -17,6 +17,7 @@ import { clientAddressOf } from '../security/ip-allowlist.ts';
 import { authenticateKey, authorizeModel } from './authenticate.ts';
 import type { ChannelRouter, RoutableChannel, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
+import { ClientAbort } from './client-abort.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { estimateUsage } from './estimate-usage.ts';
@@ -63,7 +64,7 @@ export async function handleRelay(
 ): Promise<void> {
   const record = new RequestRecord(requestIdOf(request), endpoint.name);
   response.setHeader('x-request-id', record.requestId);
-  const abort = new AbortController();
+  const abort = new ClientAbort();
   response.on('close', () => {
     if (!response.writableFinished) {
       record.clientAborted = true;
@@ -106,7 +107,7 @@ export async function handleRelay(
       if (!decision.allowed) throw rateLimitError(decision);
       if (tpm !== null) limited = { key: token.tokenId, estimate };
     }
-    await relayToUpstream(endpoint, request, response, resolved, record, dependencies, abort.signal);
+    await relayToUpstream(endpoint, request, response, resolved, record, dependencies, abort);
   } catch (error) {
     handleFailure(endpoint, response, record, error);
   } finally {
@@ -161,7 +162,7 @@ async function relayToUpstream(
   { model, body, warnings }: ResolvedModel,
   record: RequestRecord,
   dependencies: RelayDependencies,
-  signal: AbortSignal,
+  signal: ClientAbort,
 ): Promise<void> {
   const routes = dependencies.router.routes(model, acceptedTypes(endpoint));
   if (routes.length === 0) {
@@ -279,17 +280,17 @@ function nextKeyIndex(channel: RoutableChannel): number {
 }
 
 /** Exponential backoff with jitter before attempt n+1: base × 2^(n−1) × [0.5, 1). */
-function backoff(attempt: number, baseMs: number, signal: AbortSignal): Promise<void> {
+function backoff(attempt: number, baseMs: number, signal: ClientAbort): Promise<void> {
   if (baseMs <= 0 || signal.aborted) return Promise.resolve();
   const delay = baseMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
   return new Promise((resolve) => {
     const timer = setTimeout(done, delay);
     function done() {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+      signal.removeListener('abort', done);
       resolve();
     }
-    signal.addEventListener('abort', done, { once: true });
+    signal.once('abort', done);
   });
 }
 
@@ -302,7 +303,7 @@ async function relayOnce(
   route: Route,
   record: RequestRecord,
   dependencies: RelayDependencies,
-  signal: AbortSignal,
+  signal: ClientAbort,
   attempt: { status: number; latencyMs: number },
 ): Promise<void> {
   const provider = endpoint.providers[route.channel.type]!;

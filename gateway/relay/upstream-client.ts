@@ -5,7 +5,8 @@
  */
 
 import type { Dispatcher } from 'undici';
-import { Agent, errors, request } from 'undici';
+import { Agent, errors } from 'undici';
+import type { ClientAbort } from './client-abort.ts';
 import { UpstreamCallError } from './errors.ts';
 
 export interface UpstreamRequest {
@@ -55,16 +56,20 @@ export class UpstreamClient {
 
   async send(
     upstream: UpstreamRequest,
-    signal: AbortSignal,
+    signal: ClientAbort | AbortSignal,
     timeouts: UpstreamTimeouts = {},
   ): Promise<Dispatcher.ResponseData> {
+    const { origin, path } = splitUrl(upstream.url);
     try {
-      return await request(upstream.url, {
+      // The agent's own request method with origin and path: undici's top-level request(url) parses
+      // the URL again for every call.
+      return await this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs).request({
+        origin,
+        path,
         method: 'POST',
         headers: upstream.headers,
         body: upstream.body,
         signal,
-        dispatcher: this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs),
         headersTimeout: timeouts.firstByteTimeoutMs ?? this.#options.headersTimeoutMs,
         bodyTimeout: timeouts.idleTimeoutMs ?? this.#options.idleTimeoutMs,
       });
@@ -76,6 +81,15 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await Promise.all([...this.#agents.values()].map((agent) => agent.close()));
   }
+}
+
+/**
+ * `https://host:port/v1/chat/completions?x` → origin and path. Channel base URLs are absolute http(s)
+ * URLs (checked when the channel is saved), so the path starts at the first slash after the scheme.
+ */
+export function splitUrl(url: string): { origin: string; path: string } {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  return slash === -1 ? { origin: url, path: '/' } : { origin: url.slice(0, slash), path: url.slice(slash) };
 }
 
 /** `midStream`: the upstream had already answered, so it was reached and then broke off. */
