@@ -4,11 +4,30 @@
  * (no DateTime64, no LowCardinality, no table TTL). Idempotency comes from the engines:
  * - `requests` and `usage` are ReplacingMergeTree keyed by request id: a redelivered event inserts a
  *   row that merges away, and reads use FINAL, so each request counts once.
- * - `usage_hourly` is recomputed from those tables for the hours a batch touched and replaces its
- *   earlier rows (ReplacingMergeTree on `version`), so totals stay exact however often a batch repeats.
+ * - `usage_hourly` (per hour, user, key, model and channel) is recomputed from those tables for the
+ *   (user, hour) pairs a batch touched and replaces its earlier rows (ReplacingMergeTree on `version`),
+ *   so totals stay exact however often a batch repeats. It is what a user's overview reads.
+ * - The all-users overview cannot afford to read it (1.3 million rows for 30 days at 10 million
+ *   requests), so two small all-users rollups answer it: `usage_hourly_models` (hour × model, with a
+ *   latency histogram) and `usage_hourly_tokens` (hour × key, for the top keys). Both replace rows the
+ *   same way. `usage_hourly_models` is summed, per touched hour, from `usage_hourly_user_models`
+ *   (hour × user × model), which is ordered by hour first so that sum reads only the touched hours;
+ *   `usage_hourly` is ordered by user and could not.
  * Retention is by monthly partition (`ALTER TABLE … DROP PARTITION`), as 18.16 has no TTL clause.
  */
 import { identifier } from './clickhouse-sql.ts';
+
+/** The sums of the per-model rollups, with a latency histogram (see clickhouse-latency-histogram.ts). */
+const aggregateColumns = `calls UInt64,
+      errors UInt64,
+      latency_ms_sum Float64,
+      prompt_tokens UInt64,
+      completion_tokens UInt64,
+      cached_tokens UInt64,
+      reasoning_tokens UInt64,
+      latency_buckets Array(UInt16),
+      latency_counts Array(UInt64),
+      version UInt64`;
 
 export function schemaStatements(database: string): string[] {
   const db = identifier(database);
@@ -70,7 +89,51 @@ export function schemaStatements(database: string): string[] {
     ) ENGINE = ReplacingMergeTree(version)
     PARTITION BY toYYYYMM(hour)
     ORDER BY (user_id, hour, model, token_id, channel_id)`,
+    `CREATE TABLE IF NOT EXISTS ${db}.usage_hourly_user_models (
+      hour DateTime,
+      user_id String,
+      model String,
+      ${aggregateColumns}
+    ) ENGINE = ReplacingMergeTree(version)
+    PARTITION BY toYYYYMM(hour)
+    ORDER BY (hour, user_id, model)`,
+    `CREATE TABLE IF NOT EXISTS ${db}.usage_hourly_models (
+      hour DateTime,
+      model String,
+      ${aggregateColumns}
+    ) ENGINE = ReplacingMergeTree(version)
+    PARTITION BY toYYYYMM(hour)
+    ORDER BY (hour, model)`,
+    // Keyed by user too: a key belongs to one user, so the rows of a (user, hour) pair are complete on
+    // their own and can be replaced without reading any other user's.
+    `CREATE TABLE IF NOT EXISTS ${db}.usage_hourly_tokens (
+      hour DateTime,
+      token_id String,
+      user_id String,
+      calls UInt64,
+      errors UInt64,
+      prompt_tokens UInt64,
+      completion_tokens UInt64,
+      version UInt64
+    ) ENGINE = ReplacingMergeTree(version)
+    PARTITION BY toYYYYMM(hour)
+    ORDER BY (hour, token_id, user_id)`,
+    // Which one-off back-fills have finished (see clickhouse-rollup-backfill.ts). Not a projection:
+    // a rebuild keeps it, since replaying the topics fills every rollup anyway.
+    `CREATE TABLE IF NOT EXISTS ${db}.rollup_backfills (
+      name String,
+      finished_at DateTime
+    ) ENGINE = ReplacingMergeTree()
+    ORDER BY name`,
   ];
 }
 
-export const projectionTableNames = ['requests', 'usage', 'usage_hourly'];
+/** Every table derived from the traffic events: a rebuild drops them, retention drops their old months. */
+export const projectionTableNames = [
+  'requests',
+  'usage',
+  'usage_hourly',
+  'usage_hourly_user_models',
+  'usage_hourly_models',
+  'usage_hourly_tokens',
+];

@@ -4,8 +4,13 @@
  * server-side query parameters, so every value goes through these functions, never string concatenation.
  */
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const needsEscape = /[\\'\x00-\x1f\x7f]/;
+
 /** A single-quoted string literal: backslash and quote escaped, control characters as escapes. */
 export function stringLiteral(value: string): string {
+  // Most values (ids, model names) need no escaping; the projector quotes thousands per batch.
+  if (!needsEscape.test(value)) return `'${value}'`;
   let out = "'";
   for (const character of value) {
     const code = character.codePointAt(0)!;

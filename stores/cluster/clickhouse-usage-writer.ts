@@ -1,13 +1,28 @@
 /**
  * @module stores/cluster/clickhouse-usage-writer
  * Writes a batch of traffic events to ClickHouse: raw rows first (deduplicated by request id), then the
- * hourly rollup rows of every (user, hour) the batch touched, recomputed from the raw tables. Replaying a
- * batch any number of times converges to the same totals.
+ * rollup rows of every (user, hour) the batch touched, recomputed inside ClickHouse from the raw tables
+ * (see clickhouse-rollup-sql.ts), then the all-users rollups of the touched hours. Replaying a batch any
+ * number of times converges to the same totals. Per batch: two inserts, then two pairs of
+ * `INSERT … SELECT` statements, each pair sent at once.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
-import { HOUR_MS, hourOf } from '../../projector/read-models/usage/rollup.ts';
-import { identifier, integerLiteral, stringList } from './clickhouse-sql.ts';
+import { type BackfillLog, backfillRollups } from './clickhouse-rollup-backfill.ts';
+import {
+  chunkTouched,
+  hoursCondition,
+  keyRollupInsert,
+  modelRollupInsert,
+  pairsCondition,
+  statementSettings,
+  type TouchedHours,
+  tokenRollupInsert,
+  userModelRollupInsert,
+} from './clickhouse-rollup-sql.ts';
+import { identifier } from './clickhouse-sql.ts';
+
+const HOUR_SECONDS = 3600;
 
 const seconds = (milliseconds: number) => Math.floor(milliseconds / 1000);
 
@@ -55,29 +70,19 @@ function usageRow(event: UsageRecorded) {
   };
 }
 
-interface RollupRow {
-  hour: number;
-  user_id: string;
-  token_id: string;
-  model: string;
-  channel_id: string;
-  calls: number;
-  errors: number;
-  latency_ms_sum: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
-  reasoning_tokens: number;
-  version: number;
-}
-
 export class ClickHouseUsageWriter {
   readonly #client: ClickHouseClient;
   readonly #database: string;
+  #lastVersion = 0;
 
   constructor(client: ClickHouseClient, database: string) {
     this.#client = client;
     this.#database = identifier(database);
+  }
+
+  /** Once, before the first batch: fills the rollups this deployment did not have yet. */
+  async prepare(log?: BackfillLog): Promise<void> {
+    await backfillRollups(this.#client, this.#database, { log });
   }
 
   async write(events: readonly GatewayEvent[]): Promise<void> {
@@ -85,103 +90,45 @@ export class ClickHouseUsageWriter {
       .filter((event): event is RequestCompleted => event.type === 'request.completed')
       .map(requestRow);
     const usage = events.filter((event): event is UsageRecorded => event.type === 'usage.recorded').map(usageRow);
-    if (requests.length > 0)
-      await this.#client.insert({ table: `${this.#database}.requests`, values: requests, format: 'JSONEachRow' });
-    if (usage.length > 0)
-      await this.#client.insert({ table: `${this.#database}.usage`, values: usage, format: 'JSONEachRow' });
-    const touched = new Map<string, Set<number>>();
+    await Promise.all([this.#insert('requests', requests), this.#insert('usage', usage)]);
+    const touched: TouchedHours = new Map();
     for (const row of [...requests, ...usage]) {
       const hours = touched.get(row.user_id) ?? new Set<number>();
-      hours.add(hourOf(new Date(row.started_at * 1000).toISOString()));
+      hours.add(row.started_at - (row.started_at % HOUR_SECONDS));
       touched.set(row.user_id, hours);
     }
-    if (touched.size > 0) await this.#recomputeRollups(touched);
+    for (const chunk of chunkTouched(touched)) await this.#recompute(chunk);
   }
 
-  async #recomputeRollups(touched: Map<string, Set<number>>): Promise<void> {
-    const allHours = [...touched.values()].flatMap((hours) => [...hours]);
-    const from = seconds(Math.min(...allHours));
-    const to = seconds(Math.max(...allHours) + HOUR_MS);
-    const where = `user_id IN ${stringList([...touched.keys()])} AND started_at >= ${integerLiteral(from)} AND started_at < ${integerLiteral(to)}`;
+  async #insert(table: string, values: readonly object[]): Promise<void> {
+    if (values.length > 0)
+      await this.#client.insert({ table: `${this.#database}.${table}`, values: [...values], format: 'JSONEachRow' });
+  }
+
+  /**
+   * Versions are microseconds, taken before a statement reads its sources: of two recomputes of the
+   * same rows, the one with the higher version started reading later and saw every write the other
+   * saw, so the surviving row is never the staler one, even with batches written concurrently.
+   */
+  #nextVersion(): number {
+    this.#lastVersion = Math.max(Date.now() * 1000, this.#lastVersion + 1);
+    return this.#lastVersion;
+  }
+
+  #run(query: string): Promise<unknown> {
+    return this.#client.command({ query, clickhouse_settings: statementSettings });
+  }
+
+  async #recompute(touched: TouchedHours): Promise<void> {
     const db = this.#database;
-    const calls = await this.#rows<{
-      hour: string;
-      user_id: string;
-      token_id: string;
-      model: string;
-      channel_id: string;
-      calls: string;
-      errors: string;
-      latency_ms_sum: number;
-    }>(
-      `SELECT toUInt32(toStartOfHour(started_at)) AS hour, user_id, token_id, model_requested AS model, channel_id,
-         count() AS calls, sum(status >= 400 OR error_type != '') AS errors, sum(latency_ms) AS latency_ms_sum
-       FROM ${db}.requests FINAL WHERE ${where} GROUP BY hour, user_id, token_id, model, channel_id`,
-    );
-    const tokens = await this.#rows<{
-      hour: string;
-      user_id: string;
-      token_id: string;
-      model: string;
-      channel_id: string;
-      prompt_tokens: string;
-      completion_tokens: string;
-      cached_tokens: string;
-      reasoning_tokens: string;
-    }>(
-      `SELECT toUInt32(toStartOfHour(started_at)) AS hour, user_id, token_id, model, channel_id,
-         sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
-         sum(cached_tokens) AS cached_tokens, sum(reasoning_tokens) AS reasoning_tokens
-       FROM ${db}.usage FINAL WHERE ${where} GROUP BY hour, user_id, token_id, model, channel_id`,
-    );
-    const version = Date.now();
-    const rollups = new Map<string, RollupRow>();
-    const rowFor = (row: { hour: string; user_id: string; token_id: string; model: string; channel_id: string }) => {
-      const key = [row.hour, row.user_id, row.token_id, row.model, row.channel_id].join('\u0000');
-      let rollup = rollups.get(key);
-      if (!rollup) {
-        rollup = {
-          hour: Number(row.hour),
-          user_id: row.user_id,
-          token_id: row.token_id,
-          model: row.model,
-          channel_id: row.channel_id,
-          calls: 0,
-          errors: 0,
-          latency_ms_sum: 0,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          cached_tokens: 0,
-          reasoning_tokens: 0,
-          version,
-        };
-        rollups.set(key, rollup);
-      }
-      return rollup;
-    };
-    // Keep only the (user, hour) pairs the batch touched: the range query may catch neighbours.
-    const wanted = (row: { hour: string; user_id: string }) =>
-      touched.get(row.user_id)?.has(Number(row.hour) * 1000) ?? false;
-    for (const row of calls.filter(wanted))
-      Object.assign(rowFor(row), {
-        calls: Number(row.calls),
-        errors: Number(row.errors),
-        latency_ms_sum: row.latency_ms_sum,
-      });
-    for (const row of tokens.filter(wanted)) {
-      Object.assign(rowFor(row), {
-        prompt_tokens: Number(row.prompt_tokens),
-        completion_tokens: Number(row.completion_tokens),
-        cached_tokens: Number(row.cached_tokens),
-        reasoning_tokens: Number(row.reasoning_tokens),
-      });
-    }
-    if (rollups.size > 0)
-      await this.#client.insert({ table: `${db}.usage_hourly`, values: [...rollups.values()], format: 'JSONEachRow' });
-  }
-
-  async #rows<Row>(query: string): Promise<Row[]> {
-    const result = await this.#client.query({ query, format: 'JSONEachRow' });
-    return (await result.json()) as Row[];
+    const raw = pairsCondition(touched, 'started_at');
+    const first = this.#nextVersion();
+    await Promise.all([this.#run(keyRollupInsert(db, raw, first)), this.#run(userModelRollupInsert(db, raw, first))]);
+    const hours = new Set([...touched.values()].flatMap((set) => [...set]));
+    const second = this.#nextVersion();
+    await Promise.all([
+      this.#run(tokenRollupInsert(db, pairsCondition(touched, 'hour'), second)),
+      this.#run(modelRollupInsert(db, hoursCondition([...hours]), second)),
+    ]);
   }
 }

@@ -1,0 +1,145 @@
+/**
+ * @module stores/cluster/clickhouse-overview
+ * The data overview read from ClickHouse, in three queries sent at once: the series (hour or day ×
+ * model; the totals, the split by model and the average latency are summed from it here), the top
+ * keys, and the 95th percentile of latency.
+ *
+ * Which tables answer depends on the filter, so that no query reads more than a few thousand rows for
+ * the common views:
+ * - all users, no model or key filter (the admin's overview): the all-users rollups, hour × model
+ *   (`usage_hourly_models`, whose latency histograms give the percentile, within 1%) and hour × key
+ *   (`usage_hourly_tokens`);
+ * - all users with a model filter: the same, the top keys from `usage_hourly`;
+ * - one user (a user's own overview), or a key filter: `usage_hourly`, which is ordered by user, and
+ *   the percentile from that user's raw requests, counted into the same histogram buckets (no FINAL:
+ *   a redelivered row not merged yet cannot move a percentile by anything that shows).
+ * Rollups are read with FINAL, so a replaced row never counts twice.
+ */
+import type { UsageOverview, UsageOverviewQuery, UsageTotals } from '../../contracts/console-api.ts';
+import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { histogramQuantile, latencyBucketSql } from './clickhouse-latency-histogram.ts';
+import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
+
+export type Rows = <Row>(query: string) => Promise<Row[]>;
+
+interface SumsRow {
+  calls: string;
+  errors: string;
+  prompt_tokens: string;
+  completion_tokens: string;
+}
+
+const sums =
+  'sum(calls) AS calls, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens';
+
+function totalsOf(rows: readonly SumsRow[]): UsageTotals {
+  const totals = { calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  for (const row of rows) {
+    totals.calls += Number(row.calls);
+    totals.errors += Number(row.errors);
+    totals.prompt_tokens += Number(row.prompt_tokens);
+    totals.completion_tokens += Number(row.completion_tokens);
+  }
+  totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
+  return totals;
+}
+
+/** Where each part of the overview is read from, for this filter. */
+function sources(db: string, query: UsageOverviewQuery & { userId: string | null }, range: string) {
+  const filters = [range];
+  if (query.userId !== null) filters.push(`user_id = ${stringLiteral(query.userId)}`);
+  if (query.model) filters.push(`model = ${stringLiteral(query.model)}`);
+  if (query.token_id) filters.push(`token_id = ${stringLiteral(query.token_id)}`);
+  const perKey = `${db}.usage_hourly FINAL WHERE ${filters.join(' AND ')}`;
+  if (query.userId !== null || query.token_id) return { series: perKey, tokens: perKey, histogram: null };
+  const models = `${db}.usage_hourly_models FINAL WHERE ${range}${query.model ? ` AND model = ${stringLiteral(query.model)}` : ''}`;
+  return {
+    series: models,
+    tokens: query.model ? perKey : `${db}.usage_hourly_tokens FINAL WHERE ${range}`,
+    histogram: models,
+  };
+}
+
+export async function readOverview(
+  rows: Rows,
+  db: string,
+  query: UsageOverviewQuery & { userId: string | null },
+): Promise<UsageOverview> {
+  const from = Date.parse(query.from);
+  const to = Date.parse(query.to);
+  const granularity = query.granularity ?? defaultGranularity(from, to);
+  const alignedFrom = from - (from % HOUR_MS);
+  const range = `hour >= ${integerLiteral(alignedFrom / 1000)} AND hour < ${integerLiteral(Math.ceil(to / 1000))}`;
+  const source = sources(db, query, range);
+  const bucket = granularity === 'day' ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';
+  const [series, byToken, p95] = await Promise.all([
+    rows<SumsRow & { bucket: string; model: string; latency_ms_sum: number }>(
+      `SELECT ${bucket} AS bucket, model, ${sums}, sum(latency_ms_sum) AS latency_ms_sum
+       FROM ${source.series} GROUP BY bucket, model ORDER BY bucket, model`,
+    ),
+    rows<SumsRow & { token_id: string }>(
+      `SELECT token_id, ${sums} FROM ${source.tokens} AND token_id != '' GROUP BY token_id
+       ORDER BY prompt_tokens + completion_tokens DESC, calls DESC LIMIT 10`,
+    ),
+    source.histogram ? histogramPercentile(rows, source.histogram) : rawPercentile(rows, db, query, alignedFrom, to),
+  ]);
+  const models = new Map<string, SumsRow[]>();
+  for (const row of series) models.set(row.model, [...(models.get(row.model) ?? []), row]);
+  const totals = totalsOf(series);
+  const latencySum = series.reduce((sum, row) => sum + Number(row.latency_ms_sum), 0);
+  return {
+    from: new Date(alignedFrom).toISOString(),
+    to: new Date(to).toISOString(),
+    granularity,
+    totals,
+    series: series.map((row) => ({
+      bucket: new Date(Number(row.bucket) * 1000).toISOString(),
+      model: row.model,
+      ...totalsOf([row]),
+    })),
+    by_model: [...models]
+      .map(([model, modelRows]) => ({ model, ...totalsOf(modelRows) }))
+      .sort((left, right) => right.total_tokens - left.total_tokens || left.model.localeCompare(right.model)),
+    latency: {
+      average_ms: totals.calls > 0 ? Math.round(latencySum / totals.calls) : null,
+      p95_ms: p95 === null ? null : Math.round(p95),
+    },
+    by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf([row]) })),
+  };
+}
+
+async function histogramPercentile(rows: Rows, source: string): Promise<number | null> {
+  const [row] = await rows<{ buckets: number[]; counts: string[] }>(
+    `SELECT tupleElement(sumMap(latency_buckets, latency_counts), 1) AS buckets,
+       tupleElement(sumMap(latency_buckets, latency_counts), 2) AS counts FROM ${source}`,
+  );
+  return row ? histogramQuantile(row.buckets, row.counts.map(Number), 0.95) : null;
+}
+
+async function rawPercentile(
+  rows: Rows,
+  db: string,
+  query: UsageOverviewQuery & { userId: string | null },
+  from: number,
+  to: number,
+): Promise<number | null> {
+  const conditions = [
+    // `started_at` (seconds) is in the primary key and narrows the read; `started_at_ms` is exact.
+    `started_at >= ${integerLiteral(Math.floor(from / 1000))} AND started_at <= ${integerLiteral(Math.floor(to / 1000))}`,
+    `started_at_ms >= ${integerLiteral(from)} AND started_at_ms < ${integerLiteral(to)}`,
+  ];
+  if (query.userId !== null) conditions.push(`user_id = ${stringLiteral(query.userId)}`);
+  if (query.model) conditions.push(`model_requested = ${stringLiteral(query.model)}`);
+  if (query.token_id) conditions.push(`token_id = ${stringLiteral(query.token_id)}`);
+  // Counted into the same buckets as the rollups' histograms: the same answer whichever table serves
+  // it, and grouping is twice as fast as sorting a heavy user's million latencies.
+  const buckets = await rows<{ bucket: number; count: string }>(
+    `SELECT ${latencyBucketSql} AS bucket, count() AS count FROM ${db}.requests
+     WHERE ${conditions.join(' AND ')} GROUP BY bucket ORDER BY bucket`,
+  );
+  return histogramQuantile(
+    buckets.map((row) => row.bucket),
+    buckets.map((row) => Number(row.count)),
+    0.95,
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * @module stores/cluster/clickhouse-rollup-sql
+ * The statements that recompute the hourly rollups inside ClickHouse (`INSERT … SELECT`), shared by
+ * the projector's writer (for the (user, hour) pairs a batch touched) and the one-off back-fill (for
+ * ranges of users). Each recomputes whole rows from their sources and writes them with a version, so
+ * running one twice, or for more pairs than needed, changes nothing. The rows never travel through
+ * Node.
+ *
+ * Order matters: `usage_hourly` and `usage_hourly_user_models` come from the raw tables,
+ * `usage_hourly_tokens` from `usage_hourly`, and `usage_hourly_models` from `usage_hourly_user_models`.
+ */
+import { latencyBucketSql } from './clickhouse-latency-histogram.ts';
+import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
+
+/** user id → the starts (epoch seconds) of the hours of that user a batch touched */
+export type TouchedHours = Map<string, Set<number>>;
+
+const HOUR_SECONDS = 3600;
+
+/** Settings of every statement built here: room for the pair sets, which are part of the SQL text. */
+export const statementSettings = { max_query_size: String(16 * 1024 * 1024) } as const;
+
+/**
+ * Selects the rows of the touched (user, hour) pairs from a table keyed by (user_id, time, …): the
+ * users and the overall time range let the primary key skip what no pair can match, and a set of
+ * `user:hour` keys keeps the selection exact. The set is one array literal, which ClickHouse 18.16
+ * parses as a single value: a literal list of 3,000 tuples (or one OR term per user) took it 50 ms
+ * to 1 s to analyse, longer than reading the rows. A user id may contain ':', the hour never does, so
+ * the key is unambiguous.
+ */
+export function pairsCondition(touched: TouchedHours, time: 'started_at' | 'hour'): string {
+  if (touched.size === 0) return '0';
+  const hourOf = time === 'hour' ? 'toUInt32(hour)' : 'toUInt32(toStartOfHour(started_at))';
+  const hours = [...touched.values()].flatMap((set) => [...set]);
+  const first = integerLiteral(Math.min(...hours));
+  const end = integerLiteral(Math.max(...hours) + HOUR_SECONDS);
+  const users = [...touched.keys()].map(stringLiteral).join(', ');
+  const keys = [...touched].flatMap(([user, set]) =>
+    [...set].map((hour) => stringLiteral(`${user}:${integerLiteral(hour)}`)),
+  );
+  return `user_id IN (${users}) AND ${time} >= ${first} AND ${time} < ${end}
+    AND concat(user_id, ':', toString(${hourOf})) IN (SELECT arrayJoin([${keys.join(', ')}]))`;
+}
+
+/** Selects whole hours from a table ordered by hour first. */
+export function hoursCondition(hours: readonly number[]): string {
+  if (hours.length === 0) return '0';
+  const sorted = [...hours].sort((left, right) => left - right);
+  return `hour >= ${integerLiteral(sorted[0]!)} AND hour <= ${integerLiteral(sorted.at(-1)!)} AND toUInt32(hour) IN (${sorted.map(integerLiteral).join(', ')})`;
+}
+
+/**
+ * Splits the touched pairs so that a statement stays within a few megabytes: the writer raises
+ * ClickHouse's 256 KiB query size limit (`statementSettings`), which a few thousand pairs of UUID
+ * user ids would pass.
+ */
+export function chunkTouched(touched: TouchedHours, maxPairs = 40_000): TouchedHours[] {
+  const chunks: TouchedHours[] = [];
+  let current: TouchedHours = new Map();
+  let pairs = 0;
+  for (const [user, hours] of touched) {
+    for (const hour of hours) {
+      if (pairs === maxPairs) {
+        chunks.push(current);
+        current = new Map();
+        pairs = 0;
+      }
+      const set = current.get(user) ?? new Set<number>();
+      set.add(hour);
+      current.set(user, set);
+      pairs++;
+    }
+  }
+  if (pairs > 0) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Every raw row of the condition as one stream: a request row counts a call, an error and its latency
+ * (with its histogram bucket), a usage row its tokens. FINAL drops redelivered duplicates.
+ */
+function rawRows(db: string, condition: string): string {
+  return `SELECT toStartOfHour(started_at) AS hour, user_id, token_id, model_requested AS model, channel_id,
+      toUInt64(1) AS is_call, toUInt64(status >= 400 OR error_type != '') AS is_error, latency_ms AS latency,
+      [${latencyBucketSql}] AS buckets, [toUInt64(1)] AS counts,
+      toUInt64(0) AS prompt, toUInt64(0) AS completion, toUInt64(0) AS cached, toUInt64(0) AS reasoning
+    FROM ${db}.requests FINAL WHERE ${condition}
+    UNION ALL
+    SELECT toStartOfHour(started_at), user_id, token_id, model, channel_id, toUInt64(0), toUInt64(0), toFloat64(0),
+      emptyArrayUInt16(), emptyArrayUInt64(), prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens
+    FROM ${db}.usage FINAL WHERE ${condition}`;
+}
+
+const rawSums = 'sum(is_call), sum(is_error), sum(latency), sum(prompt), sum(completion), sum(cached), sum(reasoning)';
+const rollupSums =
+  'sum(calls), sum(errors), sum(latency_ms_sum), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(reasoning_tokens)';
+const aggregateNames =
+  'calls, errors, latency_ms_sum, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens';
+const histogram = (buckets: string, counts: string) =>
+  `tupleElement(sumMap(${buckets}, ${counts}), 1), tupleElement(sumMap(${buckets}, ${counts}), 2)`;
+
+export function keyRollupInsert(db: string, rawCondition: string, version: number): string {
+  return `INSERT INTO ${db}.usage_hourly (hour, user_id, token_id, model, channel_id, ${aggregateNames}, version)
+    SELECT hour, user_id, token_id, model, channel_id, ${rawSums}, toUInt64(${integerLiteral(version)})
+    FROM (${rawRows(db, rawCondition)}) GROUP BY hour, user_id, token_id, model, channel_id`;
+}
+
+export function userModelRollupInsert(db: string, rawCondition: string, version: number): string {
+  return `INSERT INTO ${db}.usage_hourly_user_models
+      (hour, user_id, model, ${aggregateNames}, latency_buckets, latency_counts, version)
+    SELECT hour, user_id, model, ${rawSums}, ${histogram('buckets', 'counts')}, toUInt64(${integerLiteral(version)})
+    FROM (${rawRows(db, rawCondition)}) GROUP BY hour, user_id, model`;
+}
+
+/** `condition` is on `usage_hourly` (user_id, hour): a pair condition or a user range. */
+export function tokenRollupInsert(db: string, condition: string, version: number): string {
+  return `INSERT INTO ${db}.usage_hourly_tokens
+      (hour, token_id, user_id, calls, errors, prompt_tokens, completion_tokens, version)
+    SELECT hour, token_id, user_id, sum(calls), sum(errors), sum(prompt_tokens), sum(completion_tokens),
+      toUInt64(${integerLiteral(version)})
+    FROM ${db}.usage_hourly FINAL WHERE ${condition} GROUP BY hour, token_id, user_id`;
+}
+
+/** `condition` selects whole hours of `usage_hourly_user_models`: every user of an hour is summed. */
+export function modelRollupInsert(db: string, condition: string, version: number): string {
+  return `INSERT INTO ${db}.usage_hourly_models (hour, model, ${aggregateNames}, latency_buckets, latency_counts, version)
+    SELECT hour, model, ${rollupSums}, ${histogram('latency_buckets', 'latency_counts')},
+      toUInt64(${integerLiteral(version)})
+    FROM ${db}.usage_hourly_user_models FINAL WHERE ${condition} GROUP BY hour, model`;
+}

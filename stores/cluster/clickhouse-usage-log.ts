@@ -1,0 +1,112 @@
+/**
+ * @module stores/cluster/clickhouse-usage-log
+ * The usage log read from ClickHouse: a page of requests, newest first, with their token usage, and a
+ * keyset cursor. Three steps, so that no step reads a wide row of the whole range:
+ * 1. the page's keys (time, request id, user) from `requests` without FINAL, a few spare rows
+ *    fetched in case some are a redelivered request's not yet merged duplicate (dropped here);
+ *    wide columns are read only from the page's oldest time on;
+ * 2. and 3. at once, the page's full rows from `requests` and `usage`, by request id within the
+ *    page's time range; a duplicate is the same row twice, so no FINAL is needed.
+ * At 10 million requests the old single query (FINAL over the whole range, twice) took 14 s for the
+ * all-users first page.
+ */
+import type { UsageLogEntry, UsageLogsPage, UsageLogsQuery } from '../../contracts/console-api.ts';
+import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
+import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
+
+type Rows = <Row>(query: string) => Promise<Row[]>;
+
+interface PageKey {
+  request_id: string;
+  started_at_ms: string;
+  user_id: string;
+}
+
+function conditionsOf(query: UsageLogsQuery & { userId: string | null }): string {
+  const conditions: string[] = ['1'];
+  if (query.userId !== null) conditions.push(`user_id = ${stringLiteral(query.userId)}`);
+  if (query.from) conditions.push(`started_at_ms >= ${integerLiteral(Date.parse(query.from))}`);
+  if (query.to) conditions.push(`started_at_ms < ${integerLiteral(Date.parse(query.to))}`);
+  if (query.model) conditions.push(`model_requested = ${stringLiteral(query.model)}`);
+  if (query.token_id) conditions.push(`token_id = ${stringLiteral(query.token_id)}`);
+  // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
+  if (query.status === 'ok') conditions.push(`status < 400 AND error_type = ''`);
+  if (query.status === 'error') conditions.push(`(status >= 400 OR error_type != '')`);
+  const cursor = decodeCursor(query.cursor);
+  if (cursor) {
+    conditions.push(
+      `(started_at_ms < ${integerLiteral(cursor.time)} OR (started_at_ms = ${integerLiteral(cursor.time)} AND request_id < ${stringLiteral(cursor.id)}))`,
+    );
+  }
+  return conditions.join(' AND ');
+}
+
+/** The keys of the first `wanted` distinct requests, newest first. */
+async function pageKeys(rows: Rows, db: string, where: string, wanted: number): Promise<PageKey[]> {
+  for (let fetch = wanted * 2; ; fetch *= 4) {
+    // The inner query finds the page's oldest time reading one number per row; the outer one then
+    // reads the ids of only the rows from that time on.
+    const found = await rows<PageKey>(
+      `SELECT request_id, started_at_ms, user_id FROM ${db}.requests
+       PREWHERE started_at_ms >= (SELECT min(time) FROM (SELECT started_at_ms AS time FROM ${db}.requests
+         WHERE ${where} ORDER BY time DESC LIMIT ${integerLiteral(fetch)}))
+       WHERE ${where} ORDER BY started_at_ms DESC, request_id DESC LIMIT ${integerLiteral(fetch)}`,
+    );
+    const seen = new Set<string>();
+    const keys = found.filter((key) => !seen.has(key.request_id) && seen.add(key.request_id));
+    if (keys.length >= wanted || found.length < fetch) return keys.slice(0, wanted);
+  }
+}
+
+export async function readUsageLog(
+  rows: Rows,
+  db: string,
+  query: UsageLogsQuery & { userId: string | null },
+): Promise<UsageLogsPage> {
+  const limit = query.limit ?? 50;
+  const keys = await pageKeys(rows, db, conditionsOf(query), limit + 1);
+  const page = keys.slice(0, limit);
+  if (page.length === 0) return { items: [], next_cursor: null };
+  // PREWHERE on the time (one small column) leaves only the granules of the page's seconds to read;
+  // through the key alone, (user_id, started_at) for a page spread over many users, ClickHouse 18.16
+  // read most of the table.
+  const seconds = page.map((key) => Math.floor(Number(key.started_at_ms) / 1000));
+  const located = `PREWHERE started_at >= ${integerLiteral(Math.min(...seconds))} AND started_at <= ${integerLiteral(Math.max(...seconds))}
+    WHERE user_id IN (${[...new Set(page.map((key) => key.user_id))].map(stringLiteral).join(', ')})
+    AND request_id IN (${page.map((key) => stringLiteral(key.request_id)).join(', ')})`;
+  const [requests, usage] = await Promise.all([
+    rows<Record<string, string | number>>(
+      `SELECT request_id, started_at_ms, token_id, endpoint, model_requested, model_served, stream, status, error_type,
+         latency_ms, first_token_ms, has_first_token FROM ${db}.requests ${located}`,
+    ),
+    rows<Record<string, string | number>>(
+      `SELECT request_id, prompt_tokens, completion_tokens, estimated FROM ${db}.usage ${located}`,
+    ),
+  ]);
+  const requestById = new Map(requests.map((row) => [String(row['request_id']), row]));
+  const usageById = new Map(usage.map((row) => [String(row['request_id']), row]));
+  const last = page.at(-1)!;
+  return {
+    items: page.map((key) => toLogEntry({ ...requestById.get(key.request_id), ...usageById.get(key.request_id) })),
+    next_cursor: keys.length > limit ? encodeCursor(Number(last.started_at_ms), last.request_id) : null,
+  };
+}
+
+function toLogEntry(row: Record<string, string | number>): UsageLogEntry {
+  return {
+    request_id: String(row['request_id']),
+    started_at: new Date(Number(row['started_at_ms'])).toISOString(),
+    token_id: row['token_id'] ? String(row['token_id']) : null,
+    endpoint: String(row['endpoint']),
+    model_requested: row['model_requested'] ? String(row['model_requested']) : null,
+    model_served: row['model_served'] ? String(row['model_served']) : null,
+    stream: Number(row['stream']) === 1,
+    status: Number(row['status']),
+    error_type: row['error_type'] ? String(row['error_type']) : null,
+    prompt_tokens: Number(row['prompt_tokens'] ?? 0),
+    completion_tokens: Number(row['completion_tokens'] ?? 0),
+    usage_estimated: Number(row['estimated'] ?? 0) === 1,
+    latency_ms: Number(row['latency_ms']),
+    first_token_ms: Number(row['has_first_token']) === 1 ? Number(row['first_token_ms']) : null,
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * The ClickHouse usage tables on a real ClickHouse, written by the projector's writer: every rollup
+ * (per key, per user × model, all users × model, all users × key) counts each request once when
+ * batches are redelivered whole or split differently, written concurrently, or cut short after the
+ * raw rows (a projector killed mid-batch); the back-fill builds the all-users rollups of a deployment
+ * that predates them; the overview reads the same totals whichever tables answer it; and the usage
+ * log pages through every request once, though the raw tables still hold unmerged duplicates.
+ */
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { newEvent } from '../../gateway/events/new-event.ts';
+import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
+import { ClickHouseUsageWriter } from '../../stores/cluster/clickhouse-usage-writer.ts';
+import { migrateClickHouse } from '../../stores/cluster/connections.ts';
+import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
+
+const services: ClusterServices | null = resolveClusterServices();
+const database = `rollups${Date.now().toString(36)}`;
+const HOUR = 3_600_000;
+const now = Date.now();
+const models = ['gpt-4o-mini', 'claude-sonnet-4-5', 'deepseek-chat'];
+
+/** Request `index`: 4 users, 2 keys each, 3 models, over the last 5 hours, every seventh one failed. */
+function request(index: number): [GatewayEvent, GatewayEvent] {
+  const userId = `user-${index % 4}`;
+  const tokenId = `token-${index % 4}-${Math.floor(index / 4) % 2}`;
+  const model = models[index % 3]!;
+  const startedAt = new Date(now - ((index * 7_919_000) % (5 * HOUR))).toISOString();
+  const requestId = `request-${index}`;
+  const failed = index % 7 === 0;
+  return [
+    newEvent('request.completed', {
+      requestId,
+      userId,
+      tokenId,
+      endpoint: 'chat.completions',
+      modelRequested: model,
+      modelServed: model,
+      channelId: 'channel-1',
+      stream: false,
+      status: failed ? 502 : 200,
+      errorType: failed ? 'upstream_error' : null,
+      errorMessage: null,
+      startedAt,
+      latencyMs: latencyOf(index),
+      firstTokenMs: null,
+      clientAborted: false,
+    }),
+    newEvent('usage.recorded', {
+      requestId,
+      userId,
+      tokenId,
+      channelId: 'channel-1',
+      model,
+      startedAt,
+      promptTokens: 10 + index,
+      completionTokens: failed ? 0 : 3 + (index % 11),
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      source: 'upstream',
+    }),
+  ];
+}
+
+const latencyOf = (index: number) => 100 + ((index * 37) % 2900);
+const requests = 120;
+const events = Array.from({ length: requests }, (_, index) => request(index)).flat();
+const expectedPrompt = Array.from({ length: requests }, (_, index) => 10 + index).reduce((sum, value) => sum + value);
+
+let client: ClickHouseClient;
+
+async function rows(query: string): Promise<Array<Record<string, string>>> {
+  return (await (await client.query({ query, format: 'JSONEachRow' })).json()) as Array<Record<string, string>>;
+}
+
+/** Calls and prompt tokens of every rollup, and each all-users rollup beside the per-key one summed the same way. */
+async function expectExactRollups(): Promise<void> {
+  const db = database;
+  const [totals] = await rows(`SELECT
+    (SELECT count() FROM ${db}.requests FINAL) AS raw,
+    (SELECT sum(calls) FROM ${db}.usage_hourly FINAL) AS keys,
+    (SELECT sum(calls) FROM ${db}.usage_hourly_user_models FINAL) AS user_models,
+    (SELECT sum(calls) FROM ${db}.usage_hourly_models FINAL) AS models,
+    (SELECT sum(calls) FROM ${db}.usage_hourly_tokens FINAL) AS tokens,
+    (SELECT sum(prompt_tokens) FROM ${db}.usage_hourly_models FINAL) AS models_prompt,
+    (SELECT sum(arraySum(latency_counts)) FROM ${db}.usage_hourly_models FINAL) AS histogram`);
+  expect(Object.values(totals!).map(Number)).toEqual([
+    requests,
+    requests,
+    requests,
+    requests,
+    requests,
+    expectedPrompt,
+    requests,
+  ]);
+  const byModel = `SELECT toUInt32(hour) AS hour, model, sum(calls) AS calls, sum(errors) AS errors,
+    sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion`;
+  expect(
+    await rows(`${byModel} FROM ${db}.usage_hourly_models FINAL GROUP BY hour, model ORDER BY hour, model`),
+  ).toEqual(await rows(`${byModel} FROM ${db}.usage_hourly FINAL GROUP BY hour, model ORDER BY hour, model`));
+  const byToken = `SELECT toUInt32(hour) AS hour, token_id, sum(calls) AS calls, sum(prompt_tokens) AS prompt`;
+  expect(
+    await rows(`${byToken} FROM ${db}.usage_hourly_tokens FINAL GROUP BY hour, token_id ORDER BY hour, token_id`),
+  ).toEqual(await rows(`${byToken} FROM ${db}.usage_hourly FINAL GROUP BY hour, token_id ORDER BY hour, token_id`));
+}
+
+describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse', () => {
+  beforeAll(async () => {
+    client = createClient({ url: services!.clickhouseUrl });
+    await migrateClickHouse(client, database);
+  });
+
+  afterAll(async () => {
+    await client?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    await client?.close();
+  });
+
+  it('counts each request once, however its batches are redelivered, split or cut short', async () => {
+    const writer = new ClickHouseUsageWriter(client, database);
+    // A projector killed after the raw rows of a batch: its rollup statements never ran.
+    const dying = new Proxy(client, {
+      get: (target, name) =>
+        name === 'command' ? () => Promise.reject(new Error('killed')) : Reflect.get(target, name, target),
+    });
+    await expect(new ClickHouseUsageWriter(dying, database).write(events.slice(0, 50))).rejects.toThrow('killed');
+    // First delivery: batches of 30 events, two partitions' batches written at once.
+    const batches = Array.from({ length: Math.ceil(events.length / 30) }, (_, index) =>
+      events.slice(index * 30, index * 30 + 30),
+    );
+    for (let index = 0; index < batches.length; index += 2)
+      await Promise.all(batches.slice(index, index + 2).map((batch) => writer.write(batch)));
+    // Redelivered: everything at once, then a slice split differently.
+    await writer.write(events);
+    await writer.write(events.slice(45, 95));
+    await expectExactRollups();
+  });
+
+  it('back-fills the all-users rollups of a deployment that predates them', async () => {
+    for (const table of ['usage_hourly_user_models', 'usage_hourly_models', 'usage_hourly_tokens', 'rollup_backfills'])
+      await client.command({ query: `DROP TABLE ${database}.${table}` });
+    await migrateClickHouse(client, database);
+    const logged: string[] = [];
+    await new ClickHouseUsageWriter(client, database).prepare((message) => logged.push(message));
+    expect(logged).toEqual(['rollups back-filled from the raw tables']);
+    await expectExactRollups();
+    // Once is enough: the next start does nothing.
+    await new ClickHouseUsageWriter(client, database).prepare((message) => logged.push(message));
+    expect(logged).toHaveLength(1);
+  });
+
+  it('answers the same overview from the all-users rollups as from the per-key one', async () => {
+    const queries = new ClickHouseUsageQueries(client, database);
+    const range = { from: new Date(now - 6 * HOUR).toISOString(), to: new Date(now + HOUR).toISOString() };
+    const all = await queries.overview({ ...range, userId: null });
+    const perUser = await Promise.all(
+      [0, 1, 2, 3].map((user) => queries.overview({ ...range, userId: `user-${user}` })),
+    );
+    expect(all.totals.calls).toBe(requests);
+    expect(all.totals.prompt_tokens).toBe(expectedPrompt);
+    expect(perUser.reduce((sum, overview) => sum + overview.totals.calls, 0)).toBe(requests);
+    expect(perUser.reduce((sum, overview) => sum + overview.totals.errors, 0)).toBe(all.totals.errors);
+    expect(all.by_token).toHaveLength(8);
+    expect(all.by_model.map((row) => row.calls).reduce((sum, calls) => sum + calls)).toBe(requests);
+    const latencies = Array.from({ length: requests }, (_, index) => latencyOf(index)).sort(
+      (left, right) => left - right,
+    );
+    const exact = latencies[Math.ceil(0.95 * requests) - 1]!;
+    expect(Math.abs(all.latency!.p95_ms! - exact) / exact).toBeLessThanOrEqual(0.01);
+    const filtered = await queries.overview({ ...range, userId: null, model: 'deepseek-chat' });
+    expect(filtered.totals.calls).toBe(requests / 3);
+    expect(filtered.by_model.map((row) => row.model)).toEqual(['deepseek-chat']);
+  });
+
+  it('pages through the usage log newest first, each request once, with its usage', async () => {
+    const queries = new ClickHouseUsageQueries(client, database);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await queries.logs({ userId: null, limit: 25, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((item) => `${item.started_at} ${item.request_id} ${item.prompt_tokens}`));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    const expected = Array.from({ length: requests }, (_, index) => request(index)[0])
+      .map((event) => event.type === 'request.completed' && event.body)
+      .filter((body) => body !== false)
+      .sort(
+        (left, right) => right.startedAt.localeCompare(left.startedAt) || right.requestId.localeCompare(left.requestId),
+      )
+      .map((body) => `${body.startedAt} ${body.requestId} ${10 + Number(body.requestId.split('-')[1])}`);
+    expect(seen).toEqual(expected);
+    const mine = await queries.logs({ userId: 'user-1', limit: 5, status: 'ok' });
+    expect(mine.items).toHaveLength(5);
+    expect(mine.items.every((item) => item.status === 200 && item.completion_tokens > 0)).toBe(true);
+  });
+});
