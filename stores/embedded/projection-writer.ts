@@ -4,7 +4,6 @@
  * SQLite transaction: a crash leaves either the whole batch applied or none of it. In-memory lookups
  * are updated only after the commit.
  */
-import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
 import type { MemoryLookups } from '../memory-lookups.ts';
 import type { TokenUsage } from '../ports.ts';
@@ -20,12 +19,14 @@ export class SqliteProjectionWriter {
   readonly #usage: SqliteUsageWriter;
   readonly #applyBatch;
   readonly #readCheckpoint;
+  readonly #readTokenUsage;
 
   constructor(database: SqliteDatabase, lookups: MemoryLookups) {
     this.#database = database;
     this.#lookups = lookups;
     this.#usage = new SqliteUsageWriter(database);
     this.#readCheckpoint = database.prepare('SELECT position FROM projection_checkpoint WHERE name = ?').pluck();
+    this.#readTokenUsage = database.prepare('SELECT used_tokens, last_used_at FROM token_usage WHERE token_id = ?');
     const putDocument = database.prepare(
       'INSERT INTO documents (collection, id, body) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET body = excluded.body',
     );
@@ -35,7 +36,7 @@ export class SqliteProjectionWriter {
     );
     this.#applyBatch = database.transaction((batch: readonly PositionedEvent[]) => {
       const documents = new Map<string, { collection: string; id: string; body: unknown }>();
-      const touchedTokens = new Set<string>();
+      const traffic = this.#usage.start(batch);
       for (const { event } of batch) {
         for (const model of documentModels) {
           if (!model.canHandle(event)) continue;
@@ -47,9 +48,10 @@ export class SqliteProjectionWriter {
           if (next) putDocument.run(model.collection, id, JSON.stringify(next));
           else deleteDocument.run(model.collection, id);
         }
-        const tokenId = this.#applyTraffic(event);
-        if (tokenId) touchedTokens.add(tokenId);
+        traffic.apply(event);
       }
+      // The batch's summed rollups, written in the same transaction as the checkpoint.
+      const touchedTokens = traffic.finish();
       saveCheckpoint.run(CHECKPOINT, batch[batch.length - 1]!.position);
       return { documents: [...documents.values()], touchedTokens };
     });
@@ -66,12 +68,6 @@ export class SqliteProjectionWriter {
     }
   }
 
-  #applyTraffic(event: GatewayEvent): string | null {
-    if (event.type === 'request.completed') return this.#usage.applyRequest(event);
-    if (event.type === 'usage.recorded') return this.#usage.applyUsage(event);
-    return null;
-  }
-
   checkpoint(): number {
     return (this.#readCheckpoint.get(CHECKPOINT) as number | undefined) ?? 0;
   }
@@ -84,9 +80,7 @@ export class SqliteProjectionWriter {
   }
 
   #readUsage(tokenId: string): TokenUsage {
-    const row = this.#database
-      .prepare('SELECT used_tokens, last_used_at FROM token_usage WHERE token_id = ?')
-      .get(tokenId) as { used_tokens: number; last_used_at: string | null } | undefined;
+    const row = this.#readTokenUsage.get(tokenId) as { used_tokens: number; last_used_at: string | null } | undefined;
     return { usedTokens: row?.used_tokens ?? 0, lastUsedAt: row?.last_used_at ?? null };
   }
 

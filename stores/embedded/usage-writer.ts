@@ -1,90 +1,179 @@
 /**
  * @module stores/embedded/usage-writer
- * Applies traffic events to the SQLite usage tables. Each request row remembers whether its
- * `request.completed` and its `usage.recorded` were applied; the rollups and the key's usage move
- * only on the first application, so a replayed event changes nothing.
+ * Applies traffic events to the SQLite usage tables, one projection batch at a time. Each request row
+ * remembers whether its `request.completed` and its `usage.recorded` were applied; the rollups and the
+ * key's usage move only on the first application, so a replayed event changes nothing. Those moves
+ * are summed over the batch and written once per row at its end (see rollup-batch.ts).
  */
-import type { RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
+import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
 import { isError, rollupKeyOfRequest, rollupKeyOfUsage } from '../../projector/read-models/usage/rollup.ts';
 import type { SqliteDatabase } from './database.ts';
+import { type RollupBatch, RollupWriter } from './rollup-batch.ts';
+import { migrateUsageRollups } from './usage-migration.ts';
+
+const requestColumns = `started_at = excluded.started_at, user_id = excluded.user_id,
+  token_id = excluded.token_id, endpoint = excluded.endpoint, model_requested = excluded.model_requested,
+  model_served = excluded.model_served, channel_id = excluded.channel_id, stream = excluded.stream,
+  status = excluded.status, error_type = excluded.error_type, error_message = excluded.error_message,
+  latency_ms = excluded.latency_ms, first_token_ms = excluded.first_token_ms,
+  client_aborted = excluded.client_aborted`;
+const usageColumns = `prompt_tokens = excluded.prompt_tokens,
+  completion_tokens = excluded.completion_tokens, cached_tokens = excluded.cached_tokens,
+  cache_write_tokens = excluded.cache_write_tokens, reasoning_tokens = excluded.reasoning_tokens,
+  usage_source = excluded.usage_source`;
 
 export class SqliteUsageWriter {
-  readonly #applyRequest;
-  readonly #applyUsage;
-  readonly #rollupCall;
-  readonly #rollupTokens;
-  readonly #touchToken;
-  readonly #countTokens;
+  readonly statements;
+  readonly rollups: RollupWriter;
 
   constructor(database: SqliteDatabase) {
-    this.#applyRequest = database.prepare(`
-      INSERT INTO requests (request_id, started_at, user_id, token_id, endpoint, model_requested, model_served,
-        channel_id, stream, status, error_type, error_message, latency_ms, first_token_ms, client_aborted, request_applied)
-      VALUES (@requestId, @startedAt, @userId, @tokenId, @endpoint, @modelRequested, @modelServed,
-        @channelId, @stream, @status, @errorType, @errorMessage, @latencyMs, @firstTokenMs, @clientAborted, 1)
-      ON CONFLICT (request_id) DO UPDATE SET started_at = excluded.started_at, user_id = excluded.user_id,
-        token_id = excluded.token_id, endpoint = excluded.endpoint, model_requested = excluded.model_requested,
-        model_served = excluded.model_served, channel_id = excluded.channel_id, stream = excluded.stream,
-        status = excluded.status, error_type = excluded.error_type, error_message = excluded.error_message,
-        latency_ms = excluded.latency_ms, first_token_ms = excluded.first_token_ms,
-        client_aborted = excluded.client_aborted, request_applied = 1
-      WHERE requests.request_applied = 0`);
-    this.#applyUsage = database.prepare(`
-      INSERT INTO requests (request_id, started_at, user_id, token_id, model_requested, channel_id, prompt_tokens,
-        completion_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, usage_source, usage_applied)
-      VALUES (@requestId, @startedAt, @userId, @tokenId, @model, @channelId, @promptTokens, @completionTokens,
-        @cachedTokens, @cacheWriteTokens, @reasoningTokens, @source, 1)
-      ON CONFLICT (request_id) DO UPDATE SET prompt_tokens = excluded.prompt_tokens,
-        completion_tokens = excluded.completion_tokens, cached_tokens = excluded.cached_tokens,
-        cache_write_tokens = excluded.cache_write_tokens, reasoning_tokens = excluded.reasoning_tokens,
-        usage_source = excluded.usage_source, usage_applied = 1
-      WHERE requests.usage_applied = 0`);
-    this.#rollupCall = database.prepare(`
-      INSERT INTO usage_hourly (user_id, token_id, model, channel_id, hour, calls, errors, latency_ms_sum)
-      VALUES (@userId, @tokenId, @model, @channelId, @hour, 1, @errors, @latencyMs)
-      ON CONFLICT DO UPDATE SET calls = calls + 1, errors = errors + excluded.errors,
-        latency_ms_sum = latency_ms_sum + excluded.latency_ms_sum`);
-    this.#rollupTokens = database.prepare(`
-      INSERT INTO usage_hourly (user_id, token_id, model, channel_id, hour, prompt_tokens, completion_tokens,
-        cached_tokens, reasoning_tokens)
-      VALUES (@userId, @tokenId, @model, @channelId, @hour, @promptTokens, @completionTokens, @cachedTokens,
-        @reasoningTokens)
-      ON CONFLICT DO UPDATE SET prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-        completion_tokens = completion_tokens + excluded.completion_tokens,
-        cached_tokens = cached_tokens + excluded.cached_tokens,
-        reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens`);
-    this.#touchToken = database.prepare(`
-      INSERT INTO token_usage (token_id, last_used_at) VALUES (?, ?)
-      ON CONFLICT DO UPDATE SET last_used_at = max(coalesce(last_used_at, ''), excluded.last_used_at)`);
-    this.#countTokens = database.prepare(`
-      INSERT INTO token_usage (token_id, used_tokens) VALUES (?, ?)
-      ON CONFLICT DO UPDATE SET used_tokens = used_tokens + excluded.used_tokens`);
+    // Before any statement is prepared: an older file lacks the columns they name.
+    migrateUsageRollups(database);
+    this.rollups = new RollupWriter(database);
+    this.statements = {
+      applyRequest: database.prepare(`
+        INSERT INTO requests (request_id, started_at, user_id, token_id, endpoint, model_requested, model_served,
+          channel_id, stream, status, error_type, error_message, latency_ms, first_token_ms, client_aborted,
+          request_applied)
+        VALUES (@requestId, @startedAt, @userId, @tokenId, @endpoint, @modelRequested, @modelServed,
+          @channelId, @stream, @status, @errorType, @errorMessage, @latencyMs, @firstTokenMs, @clientAborted, 1)
+        ON CONFLICT (request_id) DO UPDATE SET ${requestColumns}, request_applied = 1
+        WHERE requests.request_applied = 0`),
+      applyUsage: database.prepare(`
+        INSERT INTO requests (request_id, started_at, user_id, token_id, model_requested, channel_id, prompt_tokens,
+          completion_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, usage_source, usage_applied)
+        VALUES (@requestId, @startedAt, @userId, @tokenId, @model, @channelId, @promptTokens, @completionTokens,
+          @cachedTokens, @cacheWriteTokens, @reasoningTokens, @source, 1)
+        ON CONFLICT (request_id) DO UPDATE SET ${usageColumns}, usage_applied = 1
+        WHERE requests.usage_applied = 0`),
+      // Both events of a request met in one batch, and its row is new: one insert holds what the two
+      // upserts above would leave (the request's columns, the usage's token counts).
+      applyBoth: database.prepare(`
+        INSERT INTO requests (request_id, started_at, user_id, token_id, endpoint, model_requested, model_served,
+          channel_id, stream, status, error_type, error_message, latency_ms, first_token_ms, client_aborted,
+          prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, usage_source,
+          request_applied, usage_applied)
+        VALUES (@requestId, @startedAt, @userId, @tokenId, @endpoint, @modelRequested, @modelServed,
+          @channelId, @stream, @status, @errorType, @errorMessage, @latencyMs, @firstTokenMs, @clientAborted,
+          @promptTokens, @completionTokens, @cachedTokens, @cacheWriteTokens, @reasoningTokens, @source, 1, 1)
+        ON CONFLICT (request_id) DO NOTHING`),
+      tokenUsage: database.prepare(`
+        INSERT INTO token_usage (token_id, used_tokens, last_used_at) VALUES (?, ?, ?)
+        ON CONFLICT DO UPDATE SET used_tokens = used_tokens + excluded.used_tokens,
+          last_used_at = CASE WHEN excluded.last_used_at IS NULL THEN last_used_at
+            ELSE max(coalesce(last_used_at, ''), excluded.last_used_at) END`),
+    };
   }
 
-  /** Returns the token whose usage changed, if any. */
-  applyRequest(event: RequestCompleted): string | null {
+  /** Opens the application of one batch; call `finish()` before the batch's transaction commits. */
+  start(batch: readonly { event: GatewayEvent }[]): UsageBatch {
+    return new UsageBatch(this, batch);
+  }
+}
+
+function requestParameters(event: RequestCompleted) {
+  const body = event.body;
+  return {
+    ...body,
+    startedAt: Date.parse(body.startedAt),
+    userId: body.userId ?? '',
+    tokenId: body.tokenId ?? '',
+    stream: body.stream ? 1 : 0,
+    clientAborted: body.clientAborted ? 1 : 0,
+  };
+}
+
+/** The traffic of one batch: request rows at once, rollups and key usage summed until `finish()`. */
+export class UsageBatch {
+  readonly #writer: SqliteUsageWriter;
+  readonly #rollups: RollupBatch;
+  /** Per token: tokens used, and the latest start of a request, in this batch. */
+  readonly #tokens = new Map<string, { used: number; lastUsedAt: string | null }>();
+  readonly #touched = new Set<string>();
+  /** The usage event of each request whose request event comes earlier in the batch (first of each). */
+  readonly #partners = new Map<string, UsageRecorded>();
+  /** Usage events already applied together with their request. */
+  readonly #appliedWithRequest = new Set<UsageRecorded>();
+
+  constructor(writer: SqliteUsageWriter, batch: readonly { event: GatewayEvent }[]) {
+    this.#writer = writer;
+    this.#rollups = writer.rollups.start();
+    // Pairs only a usage that follows its request, where the request's insert can take both.
+    const requests = new Set<string>();
+    for (const { event } of batch) {
+      if (event.type === 'request.completed') requests.add(event.body.requestId);
+      else if (event.type === 'usage.recorded') {
+        const requestId = event.body.requestId;
+        if (requests.has(requestId) && !this.#partners.has(requestId)) this.#partners.set(requestId, event);
+      }
+    }
+  }
+
+  apply(event: GatewayEvent): void {
+    if (event.type === 'request.completed') this.#applyRequest(event);
+    else if (event.type === 'usage.recorded') this.#applyUsage(event);
+  }
+
+  #applyRequest(event: RequestCompleted): void {
+    const statements = this.#writer.statements;
+    const partner = this.#partners.get(event.body.requestId);
+    if (partner && !this.#appliedWithRequest.has(partner)) {
+      this.#partners.delete(event.body.requestId);
+      const inserted = statements.applyBoth.run({ ...partner.body, ...requestParameters(event) }).changes > 0;
+      if (inserted) {
+        this.#countRequest(event);
+        this.#countUsage(partner);
+        this.#appliedWithRequest.add(partner);
+        return;
+      }
+    }
+    if (statements.applyRequest.run(requestParameters(event)).changes > 0) this.#countRequest(event);
+  }
+
+  #applyUsage(event: UsageRecorded): void {
+    if (this.#appliedWithRequest.has(event)) return;
     const body = event.body;
-    const result = this.#applyRequest.run({
-      ...body,
-      startedAt: Date.parse(body.startedAt),
-      userId: body.userId ?? '',
-      tokenId: body.tokenId ?? '',
-      stream: body.stream ? 1 : 0,
-      clientAborted: body.clientAborted ? 1 : 0,
+    if (this.#writer.statements.applyUsage.run({ ...body, startedAt: Date.parse(body.startedAt) }).changes > 0) {
+      this.#countUsage(event);
+    }
+  }
+
+  #countRequest(event: RequestCompleted): void {
+    const body = event.body;
+    this.#rollups.addCall(rollupKeyOfRequest(event), isError(event), body.latencyMs);
+    if (!body.tokenId) return;
+    const token = this.#token(body.tokenId);
+    if (token.lastUsedAt === null || body.startedAt > token.lastUsedAt) token.lastUsedAt = body.startedAt;
+    this.#touched.add(body.tokenId);
+  }
+
+  #countUsage(event: UsageRecorded): void {
+    const body = event.body;
+    this.#rollups.addTokens(rollupKeyOfUsage(event), {
+      prompt: body.promptTokens,
+      completion: body.completionTokens,
+      cached: body.cachedTokens,
+      reasoning: body.reasoningTokens,
     });
-    if (result.changes === 0) return null;
-    this.#rollupCall.run({ ...rollupKeyOfRequest(event), errors: isError(event) ? 1 : 0, latencyMs: body.latencyMs });
-    if (!body.tokenId) return null;
-    this.#touchToken.run(body.tokenId, body.startedAt);
-    return body.tokenId;
+    this.#token(body.tokenId).used += body.promptTokens + body.completionTokens;
+    if (body.tokenId) this.#touched.add(body.tokenId);
   }
 
-  applyUsage(event: UsageRecorded): string | null {
-    const body = event.body;
-    const result = this.#applyUsage.run({ ...body, startedAt: Date.parse(body.startedAt) });
-    if (result.changes === 0) return null;
-    this.#rollupTokens.run({ ...rollupKeyOfUsage(event), ...body });
-    this.#countTokens.run(body.tokenId, body.promptTokens + body.completionTokens);
-    return body.tokenId;
+  #token(tokenId: string): { used: number; lastUsedAt: string | null } {
+    let token = this.#tokens.get(tokenId);
+    if (!token) {
+      token = { used: 0, lastUsedAt: null };
+      this.#tokens.set(tokenId, token);
+    }
+    return token;
+  }
+
+  /** Writes the summed rollups and key usage; returns the tokens whose usage changed. */
+  finish(): Set<string> {
+    this.#rollups.flush();
+    for (const [tokenId, token] of this.#tokens) {
+      this.#writer.statements.tokenUsage.run(tokenId, token.used, token.lastUsedAt);
+    }
+    return this.#touched;
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * @module test/support/generated-traffic
+ * Deterministic traffic for the usage projection tests, with what the real log holds besides the
+ * plain case: refused requests with no user, key or model; usage logged before its request; the same
+ * event twice; the same request's events again under new event ids; latencies on the rounding and
+ * bucket boundaries the overview's percentile must get exactly right.
+ */
+import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
+import { newEvent } from '../../gateway/events/new-event.ts';
+
+const MODELS = ['gpt-4o-mini', 'gpt-4o', 'claude-sonnet-4-5'];
+/** Values whose rounding or bucket is easy to get wrong by one. */
+const EDGE_LATENCIES = [0, 0.5, 1.49, 31.5, 31.49, 32, 33.5, 63.5, 64, 67.5, 2047.5, 2048, 3071.5];
+
+export class SeededRandom {
+  #seed: number;
+
+  constructor(seed: number) {
+    this.#seed = seed;
+  }
+
+  /** mulberry32 */
+  next(): number {
+    this.#seed = (this.#seed + 0x6d2b79f5) | 0;
+    let t = this.#seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  below(limit: number): number {
+    return Math.floor(this.next() * limit);
+  }
+}
+
+function latencyOf(random: SeededRandom): number {
+  const kind = random.next();
+  if (kind < 0.1) return EDGE_LATENCIES[random.below(EDGE_LATENCIES.length)]!;
+  if (kind < 0.2) return random.next() * 40;
+  if (kind < 0.97) return 150 + random.next() * 4000;
+  return 30_000 + random.next() * 600_000;
+}
+
+/** The two events (or one, for a refused request) of `requests` requests between `start` and `start + spanMs`. */
+export function generatedTraffic(requests: number, start: number, spanMs: number, seed = 7): GatewayEvent[] {
+  const random = new SeededRandom(seed);
+  const events: GatewayEvent[] = [];
+  for (let index = 0; index < requests; index++) {
+    const refused = random.next() < 0.05;
+    const user = random.below(6);
+    const model = MODELS[random.below(MODELS.length)]!;
+    const failed = !refused && random.next() < 0.05;
+    const startedAt = new Date(start + random.below(spanMs)).toISOString();
+    const requestId = `request-${seed}-${index}`;
+    const request: RequestCompleted = newEvent('request.completed', {
+      requestId,
+      userId: refused ? null : `user-${user}`,
+      tokenId: refused ? null : `token-${user}-${random.below(3)}`,
+      endpoint: 'chat.completions',
+      modelRequested: refused && random.next() < 0.5 ? null : model,
+      modelServed: refused ? null : model,
+      channelId: refused ? null : `channel-${model.startsWith('claude') ? 'a' : 'o'}`,
+      stream: random.next() < 0.5,
+      status: refused ? 401 : failed ? 502 : 200,
+      errorType: refused ? 'invalid_api_key' : failed ? 'upstream_error' : null,
+      errorMessage: null,
+      startedAt,
+      latencyMs: refused ? random.next() * 3 : latencyOf(random),
+      firstTokenMs: null,
+      clientAborted: false,
+    });
+    if (refused) {
+      events.push(request);
+      continue;
+    }
+    const usage: UsageRecorded = newEvent('usage.recorded', {
+      requestId,
+      userId: request.body.userId!,
+      tokenId: request.body.tokenId!,
+      channelId: request.body.channelId,
+      model,
+      startedAt,
+      promptTokens: random.below(3000),
+      completionTokens: failed ? 0 : random.below(900),
+      cachedTokens: random.below(50),
+      cacheWriteTokens: 0,
+      reasoningTokens: random.below(20),
+      source: 'upstream',
+    });
+    events.push(...(random.next() < 0.15 ? [usage, request] : [request, usage]));
+    const again = random.next();
+    if (again < 0.03) events.push(usage);
+    else if (again < 0.06) events.push({ ...request, eventId: newEvent('channel.removed', { channelId: '' }).eventId });
+  }
+  // A second delivery of a stretch of the log, as a publisher retrying after an unclear failure would.
+  return [...events, ...events.slice(Math.floor(events.length / 3), Math.floor(events.length / 3) + 50)];
+}
