@@ -4,15 +4,20 @@
  * as ratios marked met or missed, machine, versions, commands) and a bar chart, drawn as SVG and
  * rendered to PNG with headless Chromium (the SVG is kept when no Chromium is installed).
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StreamShape } from './fake-upstream.ts';
 import type { HoldResult, LatencyResult, StreamResult } from './load.ts';
 import type { OverviewResult, ProjectorResult } from './pipeline.ts';
+import type { ClickHousePipeline, ClickHousePlan } from './pipeline-clickhouse.ts';
 import { WORK } from './processes.ts';
 import type { ProfileSummary } from './profile.ts';
+import { chartSvg, renderPng } from './report-chart.ts';
+import { added, formatOf, measured } from './report-figures.ts';
+import { formatSection } from './report-formats.ts';
+import { pipelineGoals, pipelineSection, pipelineSummary } from './report-pipeline.ts';
+import { fixed, mark, megabytes, signed, table, whole } from './report-text.ts';
 
 export type Format = 'openai' | 'anthropic';
 
@@ -32,6 +37,7 @@ export interface Plan {
   overviewRequests: number;
   overviewRuns: number;
   overviewBudgetMs: number;
+  clickhouse: ClickHousePlan;
 }
 
 export interface FormatResult {
@@ -56,7 +62,7 @@ export interface TargetResult {
 
 export interface PipelineResults {
   sqlite: { projector: ProjectorResult; overview: OverviewResult } | null;
-  clickhouse: { reason: string | null };
+  clickhouse: ClickHousePipeline;
 }
 
 export interface BenchResults {
@@ -71,41 +77,6 @@ export interface BenchResults {
   pipeline: PipelineResults | null;
   profile: { file: string; flameGraph: string; workload: string; summary: ProfileSummary } | null;
   errors: string[];
-}
-
-const fixed = (value: number | undefined, digits = 2) =>
-  value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits);
-const signed = (value: number | undefined, digits = 2) =>
-  value === undefined || Number.isNaN(value) ? '–' : `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
-const whole = (value: number | undefined) =>
-  value === undefined || Number.isNaN(value) ? '–' : Math.round(value).toLocaleString('en');
-const megabytes = (bytes: number | undefined) => (bytes === undefined ? '–' : `${(bytes / 1e6).toFixed(0)}`);
-
-function byId(bench: BenchResults, id: string): TargetResult | undefined {
-  return bench.targets.find((target) => target.id === id && target.status === 'ok');
-}
-
-function formatOf(bench: BenchResults, id: string, format: Format): FormatResult | undefined {
-  return byId(bench, id)?.formats[format];
-}
-
-/**
- * Figures of one target minus the upstream's: the direct requests interleaved with the target's at c=1
- * when there are any, else the upstream's own row of this run.
- */
-function added(bench: BenchResults, result: FormatResult, format: Format) {
-  const row = formatOf(bench, 'upstream', format);
-  const latency = result.latency.baseline ?? row?.latency;
-  const stream = result.stream.baseline ?? row?.stream;
-  const minus = (value: number, base: number | undefined) => (base === undefined ? Number.NaN : value - base);
-  return {
-    p50: minus(result.latency.p50, latency?.p50),
-    p99: minus(result.latency.p99, latency?.p99),
-    ttft50: minus(result.stream.ttft.p50, stream?.ttft.p50),
-    ttft99: minus(result.stream.ttft.p99, stream?.ttft.p99),
-    gap50: minus(result.stream.gap.p50, stream?.gap.p50),
-    gap99: minus(result.stream.gap.p99, stream?.gap.p99),
-  };
 }
 
 export interface Goal {
@@ -149,197 +120,8 @@ export function evaluateGoals(bench: BenchResults): Goal[] {
     250,
     'MB',
   );
+  goals.push(...pipelineGoals(bench));
   return goals;
-}
-
-const mark = (met: boolean | null) => (met === null ? '—' : met ? 'met' : '**missed**');
-
-/** A Markdown table; the first column and the columns listed in `left` are left-aligned, the rest right. */
-function table(header: string[], rows: string[][], left: number[] = []): string {
-  return [
-    `| ${header.join(' | ')} |`,
-    `|${header.map((_, index) => (index === 0 || left.includes(index) ? '---' : '---:')).join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
-}
-
-function measured(bench: BenchResults, format: Format): Array<[TargetResult, FormatResult]> {
-  return bench.targets
-    .filter((target) => target.status === 'ok' && target.formats[format])
-    .map((target) => [target, target.formats[format]!]);
-}
-
-function formatSection(bench: BenchResults, format: Format): string {
-  const rows = measured(bench, format);
-  if (rows.length === 0) return '';
-  const title =
-    format === 'openai' ? 'OpenAI format (`POST /v1/chat/completions`)' : 'Anthropic format (`POST /v1/messages`)';
-  const plain = table(
-    [
-      'target',
-      'c=1 p50 ms',
-      'c=1 p99 ms',
-      'added p50 ms',
-      'added p99 ms',
-      `c=${bench.plan.concurrency} req/s`,
-      `c=${bench.plan.concurrency} p50 ms`,
-      `c=${bench.plan.concurrency} p99 ms`,
-      'CPU ms/req',
-      'failed',
-    ],
-    rows.map(([target, result]) => {
-      const add = added(bench, result, format);
-      return [
-        target.label,
-        fixed(result.latency.p50),
-        fixed(result.latency.p99),
-        target.id === 'upstream' ? '(base)' : signed(add.p50),
-        target.id === 'upstream' ? '(base)' : signed(add.p99),
-        whole(result.throughput.rps),
-        fixed(result.throughput.p50),
-        fixed(result.throughput.p99),
-        fixed(result.throughput.cpuMsPerRequest, 3),
-        String(result.latency.errors + result.throughput.errors),
-      ];
-    }),
-  );
-  const streaming = table(
-    [
-      'target',
-      'TTFT p50 ms',
-      'TTFT p99 ms',
-      'added TTFT p50',
-      'added TTFT p99',
-      'gap p50 ms',
-      'gap p99 ms',
-      'added gap p50',
-      'added gap p99',
-      'streams',
-      'failed',
-    ],
-    rows.map(([target, result]) => {
-      const add = added(bench, result, format);
-      const base = target.id === 'upstream';
-      return [
-        target.label,
-        fixed(result.stream.ttft.p50),
-        fixed(result.stream.ttft.p99),
-        base ? '(base)' : signed(add.ttft50),
-        base ? '(base)' : signed(add.ttft99),
-        fixed(result.stream.gap.p50),
-        fixed(result.stream.gap.p99),
-        base ? '(base)' : signed(add.gap50),
-        base ? '(base)' : signed(add.gap99),
-        String(result.stream.streams),
-        String(result.stream.errors),
-      ];
-    }),
-  );
-  const holds = rows.filter(([, result]) => result.hold);
-  const memory = holds.length
-    ? table(
-        ['target', 'RSS idle MB', 'RSS peak MB', 'completed', 'most open at once', 'failed', 'seconds'],
-        holds.map(([target, result]) => {
-          const hold = result.hold!;
-          return [
-            target.label,
-            megabytes(hold.idleRss),
-            megabytes(hold.peakRss),
-            `${hold.completed} / ${hold.streams}`,
-            String(hold.maxOpen),
-            String(hold.errors),
-            fixed(hold.seconds, 1),
-          ];
-        }),
-      )
-    : '';
-  const failures = bench.targets
-    .filter((target) => target.formatErrors?.[format])
-    .map((target) => `- ${target.label}: ${target.formatErrors![format]}`);
-  const firstErrors = rows
-    .map(
-      ([target, result]) =>
-        [
-          target,
-          result.latency.firstError ??
-            result.throughput.firstError ??
-            result.stream.firstError ??
-            result.hold?.firstError,
-        ] as const,
-    )
-    .filter(([, error]) => error)
-    .map(
-      ([target, error]) => `- ${target.label}, first failure: \`${String(error).replace(/`/g, "'").slice(0, 200)}\``,
-    );
-  return [
-    `### ${title}`,
-    '',
-    'Non-streamed requests:',
-    '',
-    plain,
-    '',
-    `Streamed requests, one client at a time (the upstream sends ${bench.plan.streamShape.chunks} tokens ${bench.plan.streamShape.delayMs} ms apart):`,
-    '',
-    streaming,
-    ...(memory
-      ? [
-          '',
-          `Memory with ${bench.plan.holdStreams.toLocaleString('en')} concurrent slow streams (${bench.plan.holdShape.chunks} tokens ${bench.plan.holdShape.delayMs} ms apart; RSS of the target's whole process tree, sampled every 100 ms):`,
-          '',
-          memory,
-        ]
-      : []),
-    ...(failures.length || firstErrors.length ? ['', ...failures, ...firstErrors] : []),
-    '',
-  ].join('\n');
-}
-
-function pipelineSection(bench: BenchResults): string {
-  const pipeline = bench.pipeline;
-  if (!pipeline) return '';
-  const lines = ['## Event pipeline', ''];
-  if (pipeline.sqlite) {
-    const { projector, overview } = pipeline.sqlite;
-    lines.push(
-      table(
-        ['store', 'figure', 'value'],
-        [
-          [
-            'SQLite (embedded)',
-            `event log append, ${projector.events.toLocaleString('en')} events in batches of 500`,
-            `${whole(projector.appendEventsPerSecond)} events/s`,
-          ],
-          [
-            'SQLite (embedded)',
-            'projector catch-up (log → requests, hourly rollups, key usage)',
-            `${whole(projector.projectEventsPerSecond)} events/s`,
-          ],
-          [
-            'SQLite (embedded)',
-            `data overview, all users, 30 days, over ${overview.requests.toLocaleString('en')} requests`,
-            `p95 ${fixed(overview.allUsers.p95, 1)} ms (p50 ${fixed(overview.allUsers.p50, 1)}, ${overview.allUsers.runs} runs)`,
-          ],
-          [
-            'SQLite (embedded)',
-            'data overview, the busiest user, 30 days',
-            `p95 ${fixed(overview.oneUser.p95, 1)} ms (p50 ${fixed(overview.oneUser.p50, 1)}, ${overview.oneUser.runs} runs)`,
-          ],
-          [
-            'ClickHouse (cluster)',
-            'projector events/s; overview p95 over 10,000,000 requests',
-            pipeline.clickhouse.reason ?? '–',
-          ],
-        ],
-        [1, 2],
-      ),
-      '',
-      `The overview data (${overview.requests.toLocaleString('en')} requests, 200 users with a few heavy ones, 2 keys each, 5 models, spread over 30 days) was ${overview.method}; generating it took ${fixed(overview.generateSeconds, 1)} s. It made ${overview.rollupRows.toLocaleString('en')} hourly rollup rows and a ${fixed(overview.databaseMegabytes, 0)} MB database.`,
-      '',
-    );
-  } else {
-    lines.push('The SQLite pipeline figures failed in this run; see the errors below.', '');
-  }
-  return lines.join('\n');
 }
 
 function profileSection(bench: BenchResults, flame: string | null): string {
@@ -437,116 +219,6 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
   ].join('\n');
 }
 
-const COLORS: Record<TargetResult['role'], string> = {
-  upstream: '#9aa5b1',
-  ceiling: '#52606d',
-  gateway: '#2f80ed',
-  peer: '#f2994a',
-};
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** Three horizontal bar panels: throughput, added p99 at c=1, memory with many streams. */
-export function chartSvg(bench: BenchResults): string {
-  const rows = measured(bench, 'openai');
-  const panels: Array<{ title: string; values: Array<[TargetResult, number]>; unit: string; digits: number }> = [
-    {
-      title: `Requests per second at c=${bench.plan.concurrency} (higher is better)`,
-      values: rows.map(([target, result]) => [target, result.throughput.rps]),
-      unit: 'req/s',
-      digits: 0,
-    },
-    {
-      title: 'Added latency p99 at c=1, ms (lower is better)',
-      values: rows
-        .filter(([target]) => target.id !== 'upstream')
-        .map(([target, result]) => [target, added(bench, result, 'openai').p99]),
-      unit: 'ms',
-      digits: 2,
-    },
-    {
-      title: `Peak RSS with ${bench.plan.holdStreams.toLocaleString('en')} concurrent streams, MB (lower is better)`,
-      values: rows.filter(([, result]) => result.hold).map(([target, result]) => [target, result.hold!.peakRss / 1e6]),
-      unit: 'MB',
-      digits: 0,
-    },
-  ];
-  const width = 960;
-  const labelWidth = 170;
-  const barHeight = 22;
-  const gap = 6;
-  let y = 50;
-  const parts: string[] = [
-    `<text x="20" y="30" font-size="18" font-weight="bold">LLM gateway benchmark — ${escapeXml(`${os.cpus().length} cores, ${bench.startedAt.slice(0, 10)}, OpenAI format`)}</text>`,
-  ];
-  for (const panel of panels) {
-    parts.push(`<text x="20" y="${y + 16}" font-size="14" font-weight="bold">${escapeXml(panel.title)}</text>`);
-    y += 26;
-    const max = Math.max(1e-9, ...panel.values.map(([, value]) => (Number.isFinite(value) ? Math.abs(value) : 0)));
-    for (const [target, value] of panel.values) {
-      const length = Number.isFinite(value) ? Math.max(1, ((width - labelWidth - 140) * Math.abs(value)) / max) : 0;
-      parts.push(
-        `<text x="${labelWidth - 8}" y="${y + 16}" font-size="13" text-anchor="end">${escapeXml(target.label)}</text>`,
-        `<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${barHeight}" fill="${COLORS[target.role]}"/>`,
-        `<text x="${labelWidth + length + 6}" y="${y + 16}" font-size="13">${Number.isFinite(value) ? `${value.toLocaleString('en', { maximumFractionDigits: panel.digits, minimumFractionDigits: panel.digits })} ${panel.unit}` : '–'}</text>`,
-      );
-      y += barHeight + gap;
-    }
-    y += 18;
-  }
-  const height = y + 10;
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Arial, sans-serif">`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    ...parts,
-    '</svg>',
-  ].join('\n');
-}
-
-function findChromium(): string | null {
-  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) {
-    if (existsSync(candidate)) return candidate;
-  }
-  return null;
-}
-
-/** Renders an SVG file to PNG with headless Chromium; false when there is no Chromium. */
-export function renderPng(svg: string, pngFile: string): boolean {
-  const chromium = findChromium();
-  if (!chromium) return false;
-  const [, width, height] = /width="(\d+)" height="(\d+)"/.exec(svg) ?? [];
-  const page = path.join(WORK, 'tmp', 'chart.html');
-  const profile = path.join(WORK, 'tmp', 'chromium-profile');
-  mkdirSync(path.dirname(page), { recursive: true });
-  writeFileSync(page, `<!doctype html><html><body style="margin:0">${svg}</body></html>`);
-  try {
-    execFileSync(
-      chromium,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--hide-scrollbars',
-        `--user-data-dir=${profile}`,
-        `--window-size=${width},${height}`,
-        `--screenshot=${pngFile}`,
-        `file://${page}`,
-      ],
-      { stdio: 'pipe', timeout: 60_000 },
-    );
-  } finally {
-    rmSync(profile, { recursive: true, force: true });
-  }
-  return existsSync(pngFile);
-}
-
 /** Writes the report (Markdown, SVG, PNG) into `directory`; returns the files written. */
 export async function writeReport(bench: BenchResults, directory: string): Promise<string[]> {
   mkdirSync(directory, { recursive: true });
@@ -609,13 +281,7 @@ export function printSummary(bench: BenchResults): void {
   for (const target of bench.targets.filter((target) => target.status !== 'ok')) {
     lines.push(`${target.label}: ${target.status === 'failed' ? 'FAILED: ' : ''}${target.reason}`);
   }
-  if (bench.pipeline?.sqlite) {
-    const { projector, overview } = bench.pipeline.sqlite;
-    lines.push(
-      `-- pipeline (SQLite): append ${whole(projector.appendEventsPerSecond)} events/s, projector ${whole(projector.projectEventsPerSecond)} events/s; overview over ${overview.requests.toLocaleString('en')} requests: all users p95 ${fixed(overview.allUsers.p95, 1)} ms, one user p95 ${fixed(overview.oneUser.p95, 1)} ms`,
-    );
-  }
-  if (bench.pipeline) lines.push(`-- pipeline (ClickHouse): ${bench.pipeline.clickhouse.reason}`);
+  lines.push(...pipelineSummary(bench));
   lines.push('-- targets');
   for (const goal of evaluateGoals(bench)) {
     lines.push(`  ${(goal.met === null ? '—' : goal.met ? 'met' : 'MISSED').padEnd(7)} ${goal.goal}: ${goal.measured}`);

@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { StreamShape } from './fake-upstream.ts';
 import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
-import { clickhouseUnavailable, measureSqliteOverview, measureSqliteProjector } from './pipeline.ts';
+import { measurePipeline } from './measure-pipeline.ts';
 import { forkTs, ROOT, treeCpuMs, treeRss, WORK } from './processes.ts';
 import { flameGraphSvg, profileText, summariseProfile } from './profile.ts';
 import {
@@ -72,6 +72,7 @@ const plan: Plan = quick
       overviewRequests: 10_000,
       overviewRuns: 10,
       overviewBudgetMs: 1_000,
+      clickhouse: { projectorRequests: 10_000, overviewRequests: 200_000, overviewRuns: 5, overviewBudgetMs: 1_000 },
     }
   : {
       warmupMs: 2000,
@@ -89,6 +90,12 @@ const plan: Plan = quick
       overviewRequests: 1_000_000,
       overviewRuns: 20,
       overviewBudgetMs: 60_000,
+      clickhouse: {
+        projectorRequests: 100_000,
+        overviewRequests: 10_000_000,
+        overviewRuns: 20,
+        overviewBudgetMs: 60_000,
+      },
     };
 
 // --scale=0.2 shortens every timed phase (for trying the bench out; figures from it are noisy).
@@ -293,29 +300,6 @@ async function profileGateway(context: BenchContext): Promise<BenchResults['prof
   };
 }
 
-async function measurePipeline(): Promise<PipelineResults> {
-  const pipeline: PipelineResults = { sqlite: null, clickhouse: { reason: clickhouseUnavailable() } };
-  try {
-    log(`pipeline: SQLite projector, ${plan.projectorRequests.toLocaleString('en')} requests`);
-    const projector = await measureSqliteProjector(plan.projectorRequests);
-    log(
-      `  append ${projector.appendEventsPerSecond.toFixed(0)} events/s, project ${projector.projectEventsPerSecond.toFixed(0)} events/s`,
-    );
-    log(`pipeline: SQLite overview over ${plan.overviewRequests.toLocaleString('en')} requests`);
-    const overview = await measureSqliteOverview(plan.overviewRequests, plan.overviewRuns, plan.overviewBudgetMs);
-    log(
-      `  generated in ${overview.generateSeconds.toFixed(1)} s, ${overview.rollupRows} rollup rows; all users p95 ${overview.allUsers.p95.toFixed(1)} ms, one user p95 ${overview.oneUser.p95.toFixed(1)} ms`,
-    );
-    pipeline.sqlite = { projector, overview };
-  } catch (error) {
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    log(`pipeline: FAILED: ${message}`);
-    errors.push(`pipeline: ${message}`);
-  }
-  log(`pipeline: ClickHouse ${pipeline.clickhouse.reason}`);
-  return pipeline;
-}
-
 /** `--render=<results.json>`: writes the report again from a saved run (no measuring). */
 async function render(file: string): Promise<number> {
   const bench = JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
@@ -362,7 +346,7 @@ async function main(): Promise<number> {
   } finally {
     await upstream.child.stop();
   }
-  if (withPipeline) pipeline = await measurePipeline();
+  if (withPipeline) pipeline = await measurePipeline(plan, log, errors);
   const bench: BenchResults = {
     quick,
     startedAt: new Date(Date.now() - (performance.now() - t0)).toISOString(),

@@ -1,0 +1,149 @@
+/**
+ * @module bench/clickhouse-projector
+ * The cluster projector's throughput: N requests' `request.completed` + `usage.recorded` events are
+ * published to a fresh namespace's traffic topic through the product's Kafka event log, then the
+ * product's projector (`startClusterProjector`, what `npm run projector` runs) is started and timed
+ * until it has applied every event to ClickHouse and Redis. Its totals are checked afterwards.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { GatewayEvent } from '../contracts/events/index.ts';
+import { identifier } from '../stores/cluster/clickhouse-sql.ts';
+import { type ClusterSettings, connectKafka, ensureTopics } from '../stores/cluster/connections.ts';
+import { startClusterProjector } from '../stores/cluster/index.ts';
+import { KafkaEventLog, topicNames } from '../stores/cluster/kafka-event-log.ts';
+import { Outbox } from '../stores/cluster/outbox.ts';
+import { TrafficGenerator } from './pipeline.ts';
+
+export interface ClickHouseProjectorResult {
+  requests: number;
+  events: number;
+  publishSeconds: number;
+  publishEventsPerSecond: number;
+  /** from `startClusterProjector` until every event was applied: connecting and joining the group included */
+  totalSeconds: number;
+  /** events after the first batch over the time from the end of the first batch to the end of the last */
+  sustainedEventsPerSecond: number;
+}
+
+/** A gateway publishes in the background, in batches of about this many events. */
+const PUBLISH_BATCH = 1000;
+/** Publishes in flight at once, as several gateway nodes would send. */
+const PUBLISH_CONCURRENCY = 4;
+
+/** The events of `requests` requests, in the order gateways would publish them. */
+function traffic(requests: number): GatewayEvent[] {
+  const generator = new TrafficGenerator(200);
+  const pairs: Array<[GatewayEvent, GatewayEvent]> = [];
+  for (let done = 0; done < requests; done++) pairs.push(generator.request());
+  // Gateways publish a request's events when it ends, so the log is in time order (a rebuild replays
+  // it in that order too); the generator draws times at random, so its requests are sorted first.
+  pairs.sort(([left], [right]) => Date.parse(left.occurredAt) - Date.parse(right.occurredAt));
+  return pairs.flat();
+}
+
+/** Publishes the traffic of `requests` requests; the events are dropped before it returns. */
+async function publish(settings: ClusterSettings, requests: number): Promise<{ events: number; seconds: number }> {
+  const events = traffic(requests);
+  const kafka = connectKafka(settings, `${settings.namespace}bench`);
+  await ensureTopics(kafka, topicNames(settings.namespace), 24);
+  const directory = mkdtempSync(path.join(tmpdir(), 'bench-outbox-'));
+  const outbox = new Outbox(directory);
+  const sendErrors: unknown[] = [];
+  const log = new KafkaEventLog(kafka, topicNames(settings.namespace), outbox, (error) => sendErrors.push(error));
+  try {
+    await log.start();
+    const start = performance.now();
+    let next = 0;
+    const sender = async () => {
+      while (next < events.length) {
+        const batch = events.slice(next, next + PUBLISH_BATCH);
+        next += PUBLISH_BATCH;
+        await log.append(batch);
+      }
+    };
+    await Promise.all(Array.from({ length: PUBLISH_CONCURRENCY }, sender));
+    await log.close(60_000);
+    const seconds = (performance.now() - start) / 1000;
+    if (outbox.size > 0) throw new Error(`${outbox.size} events stayed in the outbox: ${String(sendErrors[0])}`);
+    return { events: events.length, seconds };
+  } finally {
+    outbox.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** Polls the projector's count of applied events; notes when its first batch was done, and the last. */
+async function waitForApplied(progress: () => { applied: number }, events: number, timeoutMs: number) {
+  const deadline = performance.now() + timeoutMs;
+  let firstBatch: { at: number; applied: number } | null = null;
+  while (progress().applied < events) {
+    if (performance.now() > deadline)
+      throw new Error(`the projector applied ${progress().applied} of ${events} events in ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const applied = progress().applied;
+    if (applied > 0) firstBatch ??= { at: performance.now(), applied };
+  }
+  const done = performance.now();
+  return { firstBatch: firstBatch ?? { at: done, applied: 0 }, done };
+}
+
+/**
+ * Stopping the projector waits out its consumer's long poll (up to 5 s): that goes into `stopping`,
+ * for the caller to await before it drops the namespace, while it measures something else.
+ */
+export async function measureClickHouseProjector(
+  settings: ClusterSettings,
+  clickhouse: ClickHouseClient,
+  requests: number,
+  stopping: Array<Promise<unknown>>,
+): Promise<ClickHouseProjectorResult> {
+  const published = await publish(settings, requests);
+  const start = performance.now();
+  const warnings: string[] = [];
+  const running = await startClusterProjector(settings, (message, extra) =>
+    warnings.push(`${message} ${JSON.stringify(extra ?? {})}`),
+  );
+  let timing: Awaited<ReturnType<typeof waitForApplied>>;
+  try {
+    timing = await waitForApplied(() => running.projector.progress, published.events, 30_000 + requests * 5);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; ${warnings.slice(0, 3).join('; ')}`);
+  } finally {
+    stopping.push(running.close());
+  }
+  await checkTotals(clickhouse, settings.clickhouseDatabase, requests);
+  const sustainedSeconds = (timing.done - timing.firstBatch.at) / 1000;
+  return {
+    requests,
+    events: published.events,
+    publishSeconds: published.seconds,
+    publishEventsPerSecond: published.events / published.seconds,
+    totalSeconds: (timing.done - start) / 1000,
+    sustainedEventsPerSecond:
+      sustainedSeconds > 0 ? (published.events - timing.firstBatch.applied) / sustainedSeconds : Number.NaN,
+  };
+}
+
+/** Every request counted once, in the raw table and in every rollup. */
+async function checkTotals(clickhouse: ClickHouseClient, database: string, requests: number): Promise<void> {
+  const db = identifier(database);
+  const counted = (table: string, column: string) => `(SELECT ${column} FROM ${db}.${table} FINAL) AS ${table}`;
+  const result = await clickhouse.query({
+    query: `SELECT ${[
+      counted('requests', 'count()'),
+      ...['usage_hourly', 'usage_hourly_user_models', 'usage_hourly_models', 'usage_hourly_tokens'].map((table) =>
+        counted(table, 'sum(calls)'),
+      ),
+    ].join(', ')}`,
+    format: 'JSONEachRow',
+  });
+  const [row] = (await result.json()) as Array<Record<string, string>>;
+  const wrong = Object.entries(row ?? {}).filter(([, value]) => Number(value) !== requests);
+  if (wrong.length > 0)
+    throw new Error(
+      `after projecting ${requests} requests ClickHouse counts ${JSON.stringify(Object.fromEntries(wrong))}`,
+    );
+}

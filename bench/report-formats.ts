@@ -1,0 +1,132 @@
+/**
+ * @module bench/report-formats
+ * The report's section of one request format: latency, throughput, streaming and memory per target.
+ */
+import type { BenchResults, Format } from './report.ts';
+import { added, measured } from './report-figures.ts';
+import { fixed, megabytes, signed, table, whole } from './report-text.ts';
+
+export function formatSection(bench: BenchResults, format: Format): string {
+  const rows = measured(bench, format);
+  if (rows.length === 0) return '';
+  const title =
+    format === 'openai' ? 'OpenAI format (`POST /v1/chat/completions`)' : 'Anthropic format (`POST /v1/messages`)';
+  const plain = table(
+    [
+      'target',
+      'c=1 p50 ms',
+      'c=1 p99 ms',
+      'added p50 ms',
+      'added p99 ms',
+      `c=${bench.plan.concurrency} req/s`,
+      `c=${bench.plan.concurrency} p50 ms`,
+      `c=${bench.plan.concurrency} p99 ms`,
+      'CPU ms/req',
+      'failed',
+    ],
+    rows.map(([target, result]) => {
+      const add = added(bench, result, format);
+      return [
+        target.label,
+        fixed(result.latency.p50),
+        fixed(result.latency.p99),
+        target.id === 'upstream' ? '(base)' : signed(add.p50),
+        target.id === 'upstream' ? '(base)' : signed(add.p99),
+        whole(result.throughput.rps),
+        fixed(result.throughput.p50),
+        fixed(result.throughput.p99),
+        fixed(result.throughput.cpuMsPerRequest, 3),
+        String(result.latency.errors + result.throughput.errors),
+      ];
+    }),
+  );
+  const streaming = table(
+    [
+      'target',
+      'TTFT p50 ms',
+      'TTFT p99 ms',
+      'added TTFT p50',
+      'added TTFT p99',
+      'gap p50 ms',
+      'gap p99 ms',
+      'added gap p50',
+      'added gap p99',
+      'streams',
+      'failed',
+    ],
+    rows.map(([target, result]) => {
+      const add = added(bench, result, format);
+      const base = target.id === 'upstream';
+      return [
+        target.label,
+        fixed(result.stream.ttft.p50),
+        fixed(result.stream.ttft.p99),
+        base ? '(base)' : signed(add.ttft50),
+        base ? '(base)' : signed(add.ttft99),
+        fixed(result.stream.gap.p50),
+        fixed(result.stream.gap.p99),
+        base ? '(base)' : signed(add.gap50),
+        base ? '(base)' : signed(add.gap99),
+        String(result.stream.streams),
+        String(result.stream.errors),
+      ];
+    }),
+  );
+  const holds = rows.filter(([, result]) => result.hold);
+  const memory = holds.length
+    ? table(
+        ['target', 'RSS idle MB', 'RSS peak MB', 'completed', 'most open at once', 'failed', 'seconds'],
+        holds.map(([target, result]) => {
+          const hold = result.hold!;
+          return [
+            target.label,
+            megabytes(hold.idleRss),
+            megabytes(hold.peakRss),
+            `${hold.completed} / ${hold.streams}`,
+            String(hold.maxOpen),
+            String(hold.errors),
+            fixed(hold.seconds, 1),
+          ];
+        }),
+      )
+    : '';
+  const failures = bench.targets
+    .filter((target) => target.formatErrors?.[format])
+    .map((target) => `- ${target.label}: ${target.formatErrors![format]}`);
+  const firstErrors = rows
+    .map(
+      ([target, result]) =>
+        [
+          target,
+          result.latency.firstError ??
+            result.throughput.firstError ??
+            result.stream.firstError ??
+            result.hold?.firstError,
+        ] as const,
+    )
+    .filter(([, error]) => error)
+    .map(
+      ([target, error]) => `- ${target.label}, first failure: \`${String(error).replace(/`/g, "'").slice(0, 200)}\``,
+    );
+  return [
+    `### ${title}`,
+    '',
+    'Non-streamed requests:',
+    '',
+    plain,
+    '',
+    `Streamed requests, one client at a time (the upstream sends ${bench.plan.streamShape.chunks} tokens ${bench.plan.streamShape.delayMs} ms apart):`,
+    '',
+    streaming,
+    ...(memory
+      ? [
+          '',
+          `Memory with ${bench.plan.holdStreams.toLocaleString('en')} concurrent slow streams (${bench.plan.holdShape.chunks} tokens ${bench.plan.holdShape.delayMs} ms apart; RSS of the target's whole process tree, sampled every 100 ms):`,
+          '',
+          memory,
+        ]
+      : []),
+    ...(failures.length || firstErrors.length ? ['', ...failures, ...firstErrors] : []),
+    '',
+  ].join('\n');
+}
