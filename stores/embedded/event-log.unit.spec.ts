@@ -1,0 +1,82 @@
+/**
+ * The event log hands the projector the events it has just appended from memory. Whatever path a
+ * read takes (memory, the table, or a mix after a gap), it must return exactly what reading the
+ * table returns: a second log on the same file, which has no memory of the appends, is the reference.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { newEvent } from '../../gateway/events/new-event.ts';
+import { openDatabase, type SqliteDatabase } from './database.ts';
+import { SqliteEventLog } from './event-log.ts';
+
+function registered(index: number): GatewayEvent {
+  return newEvent('user.registered', {
+    userId: `user-${index}`,
+    email: `user-${index}@example.com`,
+    name: `User ${index}`,
+    passwordHash: 'scrypt$hash',
+    role: 'user',
+  });
+}
+
+const lines = (events: readonly GatewayEvent[]) => events.map((event) => JSON.stringify(event)).join('\n');
+
+describe('event log reads after appends', () => {
+  let directory: string;
+  let database: SqliteDatabase;
+
+  beforeEach(() => {
+    directory = mkdtempSync(path.join(tmpdir(), 'event-log-'));
+    database = openDatabase(directory);
+  });
+  afterEach(() => {
+    database.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const fromTable = (position: number, limit: number) => new SqliteEventLog(database).readAfter(position, limit);
+
+  it('serves just-appended events in log order, the same as the table, in batches', () => {
+    const log = new SqliteEventLog(database);
+    const events = Array.from({ length: 7 }, (_, index) => registered(index));
+    log.appendLines(lines(events.slice(0, 4)));
+    log.append(events.slice(4));
+    const first = log.readAfter(0, 3);
+    expect(first).toEqual(fromTable(0, 3));
+    expect(first.map((entry) => entry.event.eventId)).toEqual(events.slice(0, 3).map((event) => event.eventId));
+    expect(log.readAfter(3, 100)).toEqual(fromTable(3, 100));
+    expect(log.readAfter(7, 100)).toEqual([]);
+  });
+
+  it('leaves out a retried append, which the table holds once', () => {
+    const log = new SqliteEventLog(database);
+    const events = [registered(1), registered(2)];
+    log.appendLines(lines(events));
+    log.appendLines(lines([events[1]!, registered(3)]));
+    const read = log.readAfter(0, 100);
+    expect(read).toEqual(fromTable(0, 100));
+    expect(read).toHaveLength(3);
+  });
+
+  it('reads the table when the projector is behind what memory holds, then memory again', () => {
+    const log = new SqliteEventLog(database);
+    // Appended by another log (an earlier run): not in this log's memory.
+    new SqliteEventLog(database).append([registered(1), registered(2)]);
+    log.append([registered(3), registered(4)]);
+    expect(log.readAfter(0, 1)).toEqual(fromTable(0, 1));
+    expect(log.readAfter(1, 100)).toEqual(fromTable(1, 100));
+    log.append([registered(5)]);
+    expect(log.readAfter(4, 100)).toEqual(fromTable(4, 100));
+  });
+
+  it('forgets memory the projector has passed (a rebuild from position 0 still reads everything)', () => {
+    const log = new SqliteEventLog(database);
+    log.append([registered(1), registered(2), registered(3)]);
+    expect(log.readAfter(0, 100)).toHaveLength(3);
+    expect(log.readAfter(0, 100)).toEqual(fromTable(0, 100));
+    expect(log.readAfter(3, 100)).toEqual([]);
+  });
+});
