@@ -104,6 +104,8 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
       // The embedded target must not pick up half a cluster configuration from the shell.
       if (mode === 'embedded') for (const name of clusterVariables) environment[name] = '';
       const profile = context.profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${context.profileDirectory}`] : [];
+      // Extra Node flags for a look from outside, e.g. BENCH_GATEWAY_NODE_FLAGS=--perf-basic-prof for perf.
+      profile.push(...(process.env.BENCH_GATEWAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? []));
       const port = await freePort();
       environment['PORT'] = String(port);
       const role = mode === 'cluster' ? ['--role=gateway'] : [];
