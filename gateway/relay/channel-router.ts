@@ -104,7 +104,16 @@ export class ChannelRouter {
 
   /** Routes in the order to try them; empty when no channel of an accepted type serves the model. */
   routes(model: string, acceptedTypes: readonly ChannelType[], random: () => number = Math.random): Route[] {
-    const candidates = (this.#byModel.get(model) ?? []).filter((channel) => acceptedTypes.includes(channel.type));
+    const serving = this.#byModel.get(model);
+    if (!serving) return [];
+    // The common case, one channel for the model: no shuffle, one allocation.
+    if (serving.length === 1) {
+      const channel = serving[0]!;
+      return acceptedTypes.includes(channel.type)
+        ? [{ channel, upstreamModel: channel.modelMapping[model] ?? model }]
+        : [];
+    }
+    const candidates = serving.filter((channel) => acceptedTypes.includes(channel.type));
     const ordered: RoutableChannel[] = [];
     let start = 0;
     while (start < candidates.length) {

@@ -16,17 +16,47 @@ export function checkContentType(request: IncomingMessage): void {
   }
 }
 
-export async function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/**
+ * The whole body, or a refusal once it passes the limit. Read with 'data' and 'end' listeners: an
+ * async iterator over the request costs a few kilobytes and microseconds per request on the hot path.
+ */
+export function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) throw tooLarge(limitBytes);
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: Error | null) => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        // Read no more of it; the refusal is sent with `connection: close`, which ends the socket.
+        request.pause();
+        settle(tooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => settle(null);
+    const onError = (error: Error) => settle(error);
+    const onClose = () => {
+      if (!request.complete)
+        settle(
+          Object.assign(new Error('The client closed the connection while sending the body.'), { code: 'ECONNRESET' }),
+        );
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('close', onClose);
+  });
 }
 
 function tooLarge(limitBytes: number): GatewayError {

@@ -257,6 +257,11 @@ function attemptPlan(
   maxAttempts: number,
   breakers: CircuitBreakers | undefined,
 ): Array<{ route: Route; forced: boolean }> {
+  // The common case: one channel with one key, its breaker closed.
+  if (routes.length === 1 && (routes[0]!.channel.apiKeys?.length ?? 1) <= 1 && maxAttempts >= 1) {
+    const route = routes[0]!;
+    return [{ route, forced: breakers ? !breakers.isAvailable(route.channel.channelId) : false }];
+  }
   const available = breakers ? routes.filter((route) => breakers.isAvailable(route.channel.channelId)) : routes;
   const forced = available.length === 0;
   const ordered = forced ? routes : available;

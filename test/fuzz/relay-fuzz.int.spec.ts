@@ -111,7 +111,7 @@ const notAPositiveInteger = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.integer({ max: 0 }),
-  fc.double({ min: 0.01, max: 1e6, noInteger: true }),
+  fc.double({ min: 0.01, max: 1e6, noInteger: true, noNaN: true }),
   fc.array(fc.integer(), { maxLength: 2 }),
 );
 const notABoolean = fc.oneof(
@@ -132,7 +132,12 @@ const wrongTypeMutation = fc.oneof(
   fc.record({ path: fc.constant('stream'), value: notABoolean }),
   fc.record({
     path: fc.constant('temperature'),
-    value: fc.oneof(fc.string(), fc.boolean(), fc.double({ min: 3, max: 1e9 }), fc.double({ min: -1e9, max: -0.01 })),
+    value: fc.oneof(
+      fc.string(),
+      fc.boolean(),
+      fc.double({ min: 3, max: 1e9, noNaN: true }),
+      fc.double({ min: -1e9, max: -0.01, noNaN: true }),
+    ),
   }),
   fc.record({ path: fc.constant('tools'), value: notAnArray }),
   fc.record({ path: fc.constant('messages.0.role'), value: fc.oneof(notARole, fc.integer(), fc.constant(null)) }),
