@@ -67,7 +67,7 @@ export async function createRuntime(
   const stores: Stores =
     cluster && settings.cluster
       ? await cluster.createClusterStores(settings.cluster, settings.dataDirectory, log.warn)
-      : await createEmbeddedStores(settings.dataDirectory);
+      : await createEmbeddedStores(settings.dataDirectory, { workerNice: settings.storeWorkerNice });
   // In embedded mode the projector is always in-process; in the cluster it is a role of its own.
   const projector =
     cluster && settings.cluster && role === 'all'
@@ -108,6 +108,7 @@ export async function createRuntime(
       hashingKey: keys.keyHashing,
       bodyLimitBytes: settings.bodyLimitBytes,
       maxAttempts: settings.upstreamMaxAttempts,
+      eventQueueLimit: settings.eventQueueLimit,
       retryBackoffMs: settings.upstreamRetryBackoffMs,
       rateLimiter: stores.rateLimiter,
       breakers,

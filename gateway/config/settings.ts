@@ -31,6 +31,10 @@ export interface Settings {
   circuitOpenMs: number;
   /** X-Forwarded-For hops to trust for the client IP; 0 uses the socket address */
   trustProxyHops: number;
+  /** events a node may hold before it refuses new relay requests (its event log is that far behind) */
+  eventQueueLimit: number;
+  /** nice value of the embedded store's worker thread (Linux); 0 runs it at the relay's priority */
+  storeWorkerNice: number;
   /** how long a SIGTERM waits for in-flight requests and streams */
   shutdownGraceMs: number;
   /** when set, GET /metrics needs `Authorization: Bearer <token>` */
@@ -79,6 +83,8 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),
     trustProxyHops: trustProxy(environment.TRUST_PROXY),
     shutdownGraceMs: integer(environment.SHUTDOWN_GRACE_MS, 30_000, 'SHUTDOWN_GRACE_MS'),
+    eventQueueLimit: Math.max(1, integer(environment.EVENT_QUEUE_LIMIT, 50_000, 'EVENT_QUEUE_LIMIT')),
+    storeWorkerNice: Math.min(19, integer(environment.STORE_WORKER_NICE, 19, 'STORE_WORKER_NICE')),
     metricsToken: environment.METRICS_TOKEN || undefined,
     secureCookies: environment.SECURE_COOKIES === 'true',
     cluster:

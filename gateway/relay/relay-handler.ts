@@ -7,13 +7,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
-import type { LookupReadModel, RateLimitDecision, RateLimiter } from '../../stores/ports.ts';
+import type { LookupReadModel, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
 import type { Logger } from '../log.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { finishFrames, usageSourceOf, warningsOf } from '../providers/provider-extensions.ts';
 import { clientAddressOf } from '../security/ip-allowlist.ts';
+import { rateLimitError, refuseWhenEventsBehind, setRateLimitHeaders } from './admission.ts';
 import { authenticateKey, authorizeModel } from './authenticate.ts';
 import type { ChannelRouter, RoutableChannel, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
@@ -38,6 +39,8 @@ export interface RelayDependencies {
   bodyLimitBytes: number;
   /** upstream attempts per request, across channels and keys (default 3) */
   maxAttempts?: number;
+  /** events this node may hold unappended before it refuses new requests (default: no limit) */
+  eventQueueLimit?: number;
   /** base of the backoff between attempts: ~1×, 2×, 4×… with jitter (default 100 ms) */
   retryBackoffMs?: number;
   rateLimiter?: RateLimiter;
@@ -73,6 +76,7 @@ export async function handleRelay(
   });
   let limited: { key: string; estimate: number } | null = null;
   try {
+    refuseWhenEventsBehind(dependencies.publisher.depth, dependencies.eventQueueLimit);
     const { token } = await authenticateKey(
       endpoint.keyOf(request.headers),
       dependencies.lookups,
@@ -120,35 +124,6 @@ export async function handleRelay(
     dependencies.metrics?.observe(record, latencyMs / 1000);
     dependencies.logger?.request(request.method ?? 'POST', record, latencyMs);
   }
-}
-
-function seconds(ms: number): string {
-  return `${Math.max(1, Math.ceil(ms / 1000))}s`;
-}
-
-/** OpenAI's `x-ratelimit-*` headers, for the limits the key has (none for an unlimited key). */
-function setRateLimitHeaders(response: ServerResponse, decision: RateLimitDecision): void {
-  if (decision.requests) {
-    response.setHeader('x-ratelimit-limit-requests', String(decision.requests.limit));
-    response.setHeader('x-ratelimit-remaining-requests', String(decision.requests.remaining));
-    response.setHeader('x-ratelimit-reset-requests', seconds(decision.requests.resetMs));
-  }
-  if (decision.tokens) {
-    response.setHeader('x-ratelimit-limit-tokens', String(decision.tokens.limit));
-    response.setHeader('x-ratelimit-remaining-tokens', String(decision.tokens.remaining));
-    response.setHeader('x-ratelimit-reset-tokens', seconds(decision.tokens.resetMs));
-  }
-}
-
-function rateLimitError(decision: RateLimitDecision): GatewayError {
-  const window = decision.refusedBy === 'tokens' ? decision.tokens! : decision.requests!;
-  const retryAfter = String(Math.max(1, Math.ceil(window.resetMs / 1000)));
-  const what = decision.refusedBy === 'tokens' ? 'tokens per minute (TPM)' : 'requests per minute (RPM)';
-  return new GatewayError(
-    'rate_limit',
-    `Rate limit reached for this API key: ${window.limit} ${what}. Try again in ${retryAfter} s, or ask for a higher limit in the console.`,
-    { code: 'rate_limit_exceeded', headers: { 'retry-after': retryAfter } },
-  );
 }
 
 function acceptedTypes(endpoint: EndpointSpec) {

@@ -16,9 +16,17 @@ export interface EmbeddedStores extends Stores {
   catchUp(): Promise<number>;
 }
 
-export async function createEmbeddedStores(dataDirectory: string): Promise<EmbeddedStores> {
+export interface EmbeddedStoreOptions {
+  /** the store worker thread's nice value on Linux (STORE_WORKER_NICE; 0 leaves it alone) */
+  workerNice?: number;
+}
+
+export async function createEmbeddedStores(
+  dataDirectory: string,
+  { workerNice = 0 }: EmbeddedStoreOptions = {},
+): Promise<EmbeddedStores> {
   const lookups = new MemoryLookups();
-  const thread = new StoreThread(dataDirectory, lookups);
+  const thread = new StoreThread(dataDirectory, lookups, workerNice);
   await thread.start();
   const catchUp = () => thread.call<number>({ method: 'sync' });
   return {

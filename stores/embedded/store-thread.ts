@@ -29,6 +29,7 @@ function applyChanges(lookups: MemoryLookups, changes: readonly LookupChange[]):
 
 export class StoreThread {
   readonly #dataDirectory: string;
+  readonly #nice: number;
   readonly #lookups: MemoryLookups;
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   #worker: Worker | null = null;
@@ -36,8 +37,10 @@ export class StoreThread {
   #closing = false;
   #alive = false;
 
-  constructor(dataDirectory: string, lookups: MemoryLookups) {
+  /** @param nice the worker thread's nice value (0: the relay's own priority) */
+  constructor(dataDirectory: string, lookups: MemoryLookups, nice = 0) {
     this.#dataDirectory = dataDirectory;
+    this.#nice = nice;
     this.#lookups = lookups;
   }
 
@@ -48,7 +51,7 @@ export class StoreThread {
   /** Starts the worker; resolves once it has opened the file and sent every lookup document. */
   start(): Promise<void> {
     const worker = new Worker(WORKER_FILE, {
-      workerData: { dataDirectory: this.#dataDirectory, entry: pathToFileURL(WORKER_ENTRY).href },
+      workerData: { dataDirectory: this.#dataDirectory, nice: this.#nice, entry: pathToFileURL(WORKER_ENTRY).href },
       // A small young generation: the worker's garbage is short-lived rows and lines, and V8's default
       // (up to 48 MB here) only grew the gateway's resident memory without making the worker faster.
       resourceLimits: { maxYoungGenerationSizeMb: 4 },

@@ -7,14 +7,19 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EmbeddedEngine } from './engine.ts';
+import { lowerThreadPriority } from './thread-priority.ts';
 import { type StoreRequest, serializeError, type WorkerMessage } from './worker-protocol.ts';
 
 const port = parentPort!;
 const post = (message: WorkerMessage) => port.postMessage(message);
 
+const { dataDirectory, nice } = workerData as { dataDirectory: string; nice: number };
+// Background work: the relay thread goes first (thread-priority.ts).
+lowerThreadPriority(nice);
+
 let engine: EmbeddedEngine;
 try {
-  engine = new EmbeddedEngine((workerData as { dataDirectory: string }).dataDirectory);
+  engine = new EmbeddedEngine(dataDirectory);
   post({ type: 'changes', changes: engine.open() });
   post({ type: 'ready' });
 } catch (error) {
