@@ -179,6 +179,17 @@ export function treeRss(root: number): number {
 
 const TICKS_PER_SECOND = 100;
 
+/** CPU time (user + system) of one thread (`tid` = `pid` is a process's main thread), in milliseconds. */
+export function threadCpuMs(pid: number, tid = pid): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU time (user + system) of a process and its descendants, in milliseconds. */
 export function treeCpuMs(root: number): number {
   let ticks = 0;

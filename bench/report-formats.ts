@@ -22,6 +22,7 @@ export function formatSection(bench: BenchResults, format: Format): string {
       `c=${bench.plan.concurrency} p50 ms`,
       `c=${bench.plan.concurrency} p99 ms`,
       'CPU ms/req',
+      'of it, main thread',
       'failed',
     ],
     rows.map(([target, result]) => {
@@ -36,6 +37,7 @@ export function formatSection(bench: BenchResults, format: Format): string {
         fixed(result.throughput.p50),
         fixed(result.throughput.p99),
         fixed(result.throughput.cpuMsPerRequest, 3),
+        fixed(result.throughput.mainThreadCpuMsPerRequest, 3),
         String(result.latency.errors + result.throughput.errors),
       ];
     }),

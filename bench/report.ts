@@ -42,7 +42,12 @@ export interface Plan {
 
 export interface FormatResult {
   latency: LatencyResult;
-  throughput: LatencyResult & { cpuMsPerRequest: number };
+  /**
+   * `mainThreadCpuMsPerRequest`: the target's own main thread only (the JavaScript event loop); the
+   * rest of `cpuMsPerRequest` is its other threads (a store worker, GC helpers) and child processes.
+   * Absent in results saved before it was measured.
+   */
+  throughput: LatencyResult & { cpuMsPerRequest: number; mainThreadCpuMsPerRequest?: number };
   stream: StreamResult;
   hold: HoldResult | null;
 }
@@ -195,7 +200,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     '',
     ...versions,
     '',
-    `Added figures (latency at c=1, time to first token, gap between tokens) are paired: every request or stream sent to a target follows the same one sent straight to the upstream, and the added figure is the target's percentile minus the direct requests' percentile over the same interleaved window, so a busy moment of the machine slows both sides. c=1: one client, ${plan.latencyMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up. c=${plan.concurrency}: ${plan.concurrency} clients in a closed loop for ${plan.throughputMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up; CPU ms/req is the CPU time of the target's process tree over that run divided by its requests. The load generator is undici in the bench process; the target and the upstream each run in their own process.`,
+    `Added figures (latency at c=1, time to first token, gap between tokens) are paired: every request or stream sent to a target follows the same one sent straight to the upstream, and the added figure is the target's percentile minus the direct requests' percentile over the same interleaved window, so a busy moment of the machine slows both sides. c=1: one client, ${plan.latencyMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up. c=${plan.concurrency}: ${plan.concurrency} clients in a closed loop for ${plan.throughputMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up; CPU ms/req is the CPU time of the target's process tree over that run divided by its requests, and the next column the part of it spent on the target's main thread (its event loop; the rest is its other threads, such as the gateway's store worker and V8's GC helpers, and child processes such as LiteLLM's workers). On ${os.cpus().length} cores shared by the load generator, the upstream and the target, throughput at c=${plan.concurrency} follows the target's whole CPU per request, not its main thread alone. The load generator is undici in the bench process; the target and the upstream each run in their own process.`,
     '',
     formatSection(bench, 'openai'),
     formatSection(bench, 'anthropic'),

@@ -22,7 +22,7 @@ import type { StreamShape } from './fake-upstream.ts';
 import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { measurePipeline } from './measure-pipeline.ts';
-import { forkTs, ROOT, treeCpuMs, treeRss, WORK } from './processes.ts';
+import { forkTs, ROOT, threadCpuMs, treeCpuMs, treeRss, WORK } from './processes.ts';
 import { flameGraphSvg, profileText, summariseProfile } from './profile.ts';
 import {
   type BenchResults,
@@ -149,9 +149,11 @@ async function measureFormat(
   log(`  ${format} c=1: p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms, errors ${latency.errors}`);
   await closedLoop(plain, { concurrency: plan.concurrency, durationMs: plan.warmupMs, warmupMs: 0 });
   const cpuBefore = treeCpuMs(running.pid);
+  const mainBefore = threadCpuMs(running.pid);
   const load: LoadOptions = { concurrency: plan.concurrency, durationMs: plan.throughputMs, warmupMs: 0 };
   const throughput = await closedLoop(plain, load);
   const cpuMs = treeCpuMs(running.pid) - cpuBefore;
+  const mainThreadMs = threadCpuMs(running.pid) - mainBefore;
   log(
     `  ${format} c=${plan.concurrency}: ${throughput.rps.toFixed(0)} req/s, p99 ${throughput.p99.toFixed(2)} ms, errors ${throughput.errors}`,
   );
@@ -177,7 +179,11 @@ async function measureFormat(
   }
   return {
     latency,
-    throughput: { ...throughput, cpuMsPerRequest: throughput.requests ? cpuMs / throughput.requests : Number.NaN },
+    throughput: {
+      ...throughput,
+      cpuMsPerRequest: throughput.requests ? cpuMs / throughput.requests : Number.NaN,
+      mainThreadCpuMsPerRequest: throughput.requests ? mainThreadMs / throughput.requests : Number.NaN,
+    },
     stream,
     hold,
   };
