@@ -28,21 +28,43 @@ if KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then redis.call('DEL', KEYS[4]) end
 if KEYS[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
 return 1`;
 
-/** KEYS: applied marker, usage hash; ARGV: tokens, time, marker ttl seconds */
+/**
+ * A batch's usage in one script. KEYS: per request, its applied marker then its key's usage hash;
+ * ARGV: per request, its tokens then its start time; last, the marker TTL in seconds. Returns, per
+ * request, 1 when it was counted now and 0 when its marker said it already was.
+ */
 const countUsageScript = `
-if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[3]) then
-  redis.call('HINCRBY', KEYS[2], 'used', ARGV[1])
-  local last = redis.call('HGET', KEYS[2], 'lastUsedAt')
-  if (not last) or last < ARGV[2] then redis.call('HSET', KEYS[2], 'lastUsedAt', ARGV[2]) end
-  return 1
+local ttl = ARGV[#ARGV]
+local counted = {}
+for i = 1, #KEYS, 2 do
+  local n = (i + 1) / 2
+  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
+    redis.call('HINCRBY', KEYS[i + 1], 'used', ARGV[2 * n - 1])
+    local last = redis.call('HGET', KEYS[i + 1], 'lastUsedAt')
+    if (not last) or last < ARGV[2 * n] then redis.call('HSET', KEYS[i + 1], 'lastUsedAt', ARGV[2 * n]) end
+    counted[n] = 1
+  else
+    counted[n] = 0
+  end
 end
-return 0`;
+return counted`;
 
-/** KEYS: usage hash; ARGV: time */
+/** KEYS: usage hashes; ARGV: the latest request start of each. Returns 1 per hash it moved forward. */
 const touchScript = `
-local last = redis.call('HGET', KEYS[1], 'lastUsedAt')
-if (not last) or last < ARGV[1] then redis.call('HSET', KEYS[1], 'lastUsedAt', ARGV[1]) return 1 end
-return 0`;
+local touched = {}
+for i = 1, #KEYS do
+  local last = redis.call('HGET', KEYS[i], 'lastUsedAt')
+  if (not last) or last < ARGV[i] then
+    redis.call('HSET', KEYS[i], 'lastUsedAt', ARGV[i])
+    touched[i] = 1
+  else
+    touched[i] = 0
+  end
+end
+return touched`;
+
+/** Requests per usage script call: one call holds Redis for about a millisecond at most. */
+const USAGE_CHUNK = 500;
 
 const MARKER_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -87,31 +109,52 @@ export class RedisProjectionWriter {
         if (applied === 1) changes.push({ collection, id });
       }
     }
-    // Usage counters are independent per request: issued together, node-redis pipelines them.
-    const usageChanges = await Promise.all(events.map((event) => this.#applyUsage(event)));
-    const tokens = new Set(usageChanges.filter((change) => change !== null).map((change) => change.id));
-    for (const id of tokens) changes.push({ collection: 'usage', id });
+    for (const id of await this.#applyUsage(events)) changes.push({ collection: 'usage', id });
     await this.publish(changes);
     return changes;
   }
 
-  async #applyUsage(event: GatewayEvent): Promise<ChangeMessage | null> {
-    if (event.type === 'usage.recorded') {
-      const { requestId, tokenId, promptTokens, completionTokens, startedAt } = event.body;
-      const counted = await this.#redis.eval(countUsageScript, {
-        keys: [this.#keys.applied(requestId), this.#keys.usage(tokenId)],
-        arguments: [String(promptTokens + completionTokens), startedAt, String(MARKER_TTL_SECONDS)],
+  /**
+   * A key's usage moves once per request (its marker) and its last use only forward, so the batch's
+   * requests go to Redis together: a few script calls per batch instead of two per request. Returns
+   * the keys whose usage changed.
+   */
+  async #applyUsage(events: readonly GatewayEvent[]): Promise<Set<string>> {
+    const changed = new Set<string>();
+    const usage = events.flatMap((event) => (event.type === 'usage.recorded' ? [event.body] : []));
+    for (let start = 0; start < usage.length; start += USAGE_CHUNK) {
+      const chunk = usage.slice(start, start + USAGE_CHUNK);
+      const counted = (await this.#redis.eval(countUsageScript, {
+        keys: chunk.flatMap((body) => [this.#keys.applied(body.requestId), this.#keys.usage(body.tokenId)]),
+        arguments: [
+          ...chunk.flatMap((body) => [String(body.promptTokens + body.completionTokens), body.startedAt]),
+          String(MARKER_TTL_SECONDS),
+        ],
+      })) as number[];
+      chunk.forEach((body, index) => {
+        if (counted[index] === 1) changed.add(body.tokenId);
       });
-      return counted === 1 ? { collection: 'usage', id: tokenId } : null;
     }
-    if (event.type === 'request.completed' && event.body.tokenId) {
-      const touched = await this.#redis.eval(touchScript, {
-        keys: [this.#keys.usage(event.body.tokenId)],
-        arguments: [event.body.startedAt],
+    // A request without tokens still marks its key as used: the latest start per key, once.
+    const latest = new Map<string, string>();
+    for (const event of events) {
+      if (event.type !== 'request.completed' || !event.body.tokenId) continue;
+      const previous = latest.get(event.body.tokenId);
+      if (previous === undefined || previous < event.body.startedAt)
+        latest.set(event.body.tokenId, event.body.startedAt);
+    }
+    const tokens = [...latest.keys()];
+    for (let start = 0; start < tokens.length; start += USAGE_CHUNK) {
+      const chunk = tokens.slice(start, start + USAGE_CHUNK);
+      const touched = (await this.#redis.eval(touchScript, {
+        keys: chunk.map((tokenId) => this.#keys.usage(tokenId)),
+        arguments: chunk.map((tokenId) => latest.get(tokenId)!),
+      })) as number[];
+      chunk.forEach((tokenId, index) => {
+        if (touched[index] === 1) changed.add(tokenId);
       });
-      return touched === 1 ? { collection: 'usage', id: event.body.tokenId } : null;
     }
-    return null;
+    return changed;
   }
 
   async publish(changes: readonly ChangeMessage[]): Promise<void> {

@@ -1,0 +1,108 @@
+/**
+ * Key usage in Redis, written a batch at a time: each request's tokens counted once however often
+ * its events are applied (a redelivered batch, two overlapping batches), and a key's last use only
+ * moving forward, on a real Redis.
+ */
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { newEvent } from '../../gateway/events/new-event.ts';
+import { type Redis, RedisKeys } from '../../stores/cluster/redis-keys.ts';
+import { RedisProjectionWriter } from '../../stores/cluster/redis-projection-writer.ts';
+import { resolveClusterServices } from './cluster-services.ts';
+
+const services = resolveClusterServices();
+
+function requestEvents(requestId: string, tokenId: string, startedAt: string, tokens: number): GatewayEvent[] {
+  const completed = newEvent('request.completed', {
+    requestId,
+    userId: 'user-1',
+    tokenId,
+    endpoint: 'chat.completions',
+    modelRequested: 'gpt-4o-mini',
+    modelServed: 'gpt-4o-mini',
+    channelId: 'channel-1',
+    stream: false,
+    status: 200,
+    errorType: null,
+    errorMessage: null,
+    startedAt,
+    latencyMs: 12,
+    firstTokenMs: null,
+    clientAborted: false,
+  });
+  if (tokens === 0) return [completed];
+  const usage = newEvent('usage.recorded', {
+    requestId,
+    userId: 'user-1',
+    tokenId,
+    channelId: 'channel-1',
+    model: 'gpt-4o-mini',
+    startedAt,
+    promptTokens: tokens - 1,
+    completionTokens: 1,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    source: 'upstream',
+  });
+  return [completed, usage];
+}
+
+describe.skipIf(services === null)('key usage in Redis', () => {
+  const keys = new RedisKeys(`redis-usage-${Date.now()}:`);
+  let redis: Redis;
+  let writer: RedisProjectionWriter;
+
+  beforeAll(async () => {
+    redis = createClient({ url: services!.redisUrl }) as Redis;
+    await redis.connect();
+    writer = new RedisProjectionWriter(redis, keys);
+  });
+
+  afterAll(async () => {
+    for await (const found of redis.scanIterator({ MATCH: `${keys.prefix}*`, COUNT: 1000 })) {
+      const list = Array.isArray(found) ? found : [found];
+      if (list.length > 0) await redis.unlink(list);
+    }
+    await redis.quit();
+  });
+
+  it('counts every request once, across replays and batches larger than one script call', async () => {
+    const events: GatewayEvent[] = [];
+    // 1,200 requests on two keys: more than two script calls' worth; every third one without tokens.
+    for (let index = 0; index < 1200; index++) {
+      const tokenId = index % 2 === 0 ? 'key-a' : 'key-b';
+      const startedAt = new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString();
+      events.push(...requestEvents(`request-${index}`, tokenId, startedAt, index % 3 === 0 ? 0 : 10));
+    }
+    const expectedA = 600 * 10 - 200 * 10;
+    const expectedB = 600 * 10 - 200 * 10;
+    const first = await writer.apply(events);
+    expect(
+      first
+        .filter((change) => change.collection === 'usage')
+        .map((change) => change.id)
+        .sort(),
+    ).toEqual(['key-a', 'key-b']);
+    // Redelivered whole, and again overlapping with half of it.
+    const replay = await writer.apply(events);
+    await writer.apply(events.slice(events.length / 2));
+    expect(replay.filter((change) => change.collection === 'usage')).toEqual([]);
+    const usageA = await redis.hGetAll(keys.usage('key-a'));
+    const usageB = await redis.hGetAll(keys.usage('key-b'));
+    expect(Number(usageA['used'])).toBe(expectedA);
+    expect(Number(usageB['used'])).toBe(expectedB);
+    expect(usageA['lastUsedAt']).toBe(new Date(Date.UTC(2026, 0, 1, 0, 0, 1198)).toISOString());
+    expect(usageB['lastUsedAt']).toBe(new Date(Date.UTC(2026, 0, 1, 0, 0, 1199)).toISOString());
+  });
+
+  it('moves a key’s last use forward only, whatever order its requests arrive in', async () => {
+    const late = requestEvents('request-late', 'key-c', '2026-02-01T00:00:00.000Z', 5);
+    const early = requestEvents('request-early', 'key-c', '2026-01-01T00:00:00.000Z', 0);
+    await writer.apply([...late, ...early]);
+    await writer.apply(early);
+    const usage = await redis.hGetAll(keys.usage('key-c'));
+    expect(usage).toEqual({ used: '5', lastUsedAt: '2026-02-01T00:00:00.000Z' });
+  });
+});
