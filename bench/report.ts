@@ -195,6 +195,8 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
       [1, 2],
     ),
     '',
+    'For each target missed: where the time goes, why, and the next step, in [performance.md](performance.md) (written by hand from these figures, the thread split of `bench/thread-cpu.ts` and A/B runs).',
+    '',
     ...(chart ? [`![Throughput, added latency and memory per target](${chart})`, ''] : []),
     '## What was measured',
     '',

@@ -75,7 +75,7 @@ const plan: Plan = quick
       clickhouse: { projectorRequests: 10_000, overviewRequests: 200_000, overviewRuns: 5, overviewBudgetMs: 1_000 },
     }
   : {
-      warmupMs: 2000,
+      warmupMs: 5000,
       latencyMs: 5000,
       throughputMs: 10_000,
       concurrency: 64,
