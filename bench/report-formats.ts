@@ -132,3 +132,28 @@ export function formatSection(bench: BenchResults, format: Format): string {
     '',
   ].join('\n');
 }
+
+/** The alternating windows behind the throughput ratios, one row per pair of targets. */
+export function pairedSection(bench: BenchResults): string {
+  const paired = bench.paired ?? [];
+  if (paired.length === 0) return '';
+  const label = (id: string) => bench.targets.find((target) => target.id === id)?.label ?? id;
+  return [
+    '### Throughput ratios from alternating windows',
+    '',
+    'The ratio targets are judged on these. The gateway and the other target ran side by side; c=64 windows of a few seconds alternated between them (which went first alternated too), each pair giving one ratio, and the median of the pairs is the figure. Targets measured one after the other drift with the machine (the tables below); pairs of windows a few seconds apart do not.',
+    '',
+    table(
+      ['against', 'gateway req/s per window', 'other req/s per window', 'ratio per pair', 'median ratio'],
+      paired.map((result) => [
+        label(result.against),
+        result.gateway.map((rps) => whole(rps)).join(', '),
+        result.other.map((rps) => whole(rps)).join(', '),
+        result.gateway.map((rps, round) => fixed(rps / result.other[round]!)).join(', '),
+        fixed(result.ratio),
+      ]),
+      [1, 2, 3],
+    ),
+    '',
+  ].join('\n');
+}

@@ -22,6 +22,7 @@ import type { StreamShape } from './fake-upstream.ts';
 import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { measurePipeline } from './measure-pipeline.ts';
+import { type PairedResult, pairedThroughput } from './paired.ts';
 import { forkTs, ROOT, threadCpuMs, treeCpuMs, treeRss, WORK } from './processes.ts';
 import { flameGraphSvg, profileText, summariseProfile } from './profile.ts';
 import {
@@ -97,6 +98,9 @@ const plan: Plan = quick
         overviewBudgetMs: 60_000,
       },
     };
+
+/** Alternating c=64 windows for the throughput ratios (full runs only: about 35 s per pair). */
+const PAIRED = { rounds: 5, windowMs: 3000, warmupMs: 2000, concurrency: 64 };
 
 // --scale=0.2 shortens every timed phase (for trying the bench out; figures from it are noisy).
 const scale = Number(option('scale') ?? 1);
@@ -266,6 +270,35 @@ async function measureTarget(target: Target, context: BenchContext, direct: Runn
   return result;
 }
 
+/** The throughput ratios of the targets, from alternating windows (bench/paired.ts). */
+async function measurePaired(
+  targets: Target[],
+  results: TargetResult[],
+  context: BenchContext,
+): Promise<PairedResult[]> {
+  const ok = (id: string) => results.some((result) => result.id === id && result.status === 'ok');
+  const gateway = targets.find((target) => target.id === 'gateway');
+  if (!gateway || !ok('gateway')) return [];
+  const paired: PairedResult[] = [];
+  for (const other of targets.filter((target) => ['ceiling', 'portkey', 'litellm'].includes(target.id))) {
+    if (!ok(other.id)) continue;
+    log(`paired: gateway and ${other.label}, ${PAIRED.rounds} rounds of ${PAIRED.windowMs / 1000} s windows`);
+    try {
+      const result = await pairedThroughput(gateway, other, context, PAIRED);
+      log(
+        `  ratio ${result.ratio.toFixed(2)} (gateway ${result.gateway.map((rps) => rps.toFixed(0)).join(', ')}; ${other.label} ${result.other.map((rps) => rps.toFixed(0)).join(', ')})`,
+      );
+      paired.push(result);
+      if (result.errors > 0) errors.push(`paired with ${other.label}: ${result.errors} failed requests`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`paired with ${other.label}: FAILED: ${message}`);
+      if (other.role !== 'peer') errors.push(`paired with ${other.label}: ${message}`);
+    }
+  }
+  return paired;
+}
+
 /** A separate gateway process under --cpu-prof, loaded like the throughput run, then summed up. */
 async function profileGateway(context: BenchContext): Promise<BenchResults['profile']> {
   // One profile per thread (tsx's loader runs in its own): the main thread's is the largest.
@@ -336,10 +369,12 @@ async function main(): Promise<number> {
   ].filter((target) => !only || only.includes(target.id));
   const results: TargetResult[] = [];
   let profile: BenchResults['profile'] = null;
+  let paired: PairedResult[] = [];
   let pipeline: PipelineResults | null = null;
   try {
     const direct = await upstreamTarget({ url: upstreamUrl, pid: upstream.child.pid }).start(context);
     for (const target of targets) results.push(await measureTarget(target, context, direct));
+    if (!quick) paired = await measurePaired(targets, results, context);
     if (withProfile && (!only || only.includes('gateway'))) {
       try {
         profile = await profileGateway(context);
@@ -362,6 +397,7 @@ async function main(): Promise<number> {
     command: `npm run ${quick ? 'bench:quick' : 'bench'}${argv.filter((value) => value !== '--quick').length ? ` -- ${argv.filter((value) => value !== '--quick').join(' ')}` : ''}`,
     plan,
     targets: results,
+    paired,
     pipeline,
     profile,
     errors,

@@ -1,0 +1,73 @@
+/**
+ * @module bench/paired
+ * Throughput ratios that a busy moment of the machine cannot tip: the gateway and one other target
+ * run side by side, and short c=64 windows alternate between them (gateway, other, gateway, other…),
+ * each pair giving one ratio (which of the two goes first alternates as well). The ratio reported is the median of the pairs. Measured one after the
+ * other for ten seconds each, the same two targets gave ratios 25% apart from one run to the next on
+ * this shared machine; alternating windows put both sides of every pair in the same minute.
+ */
+import { closedLoop } from './load.ts';
+import type { BenchContext, RunningTarget, Target } from './targets.ts';
+import { requestShape } from './targets.ts';
+
+export interface PairedPlan {
+  rounds: number;
+  windowMs: number;
+  warmupMs: number;
+  concurrency: number;
+}
+
+export interface PairedResult {
+  /** the other target's id */
+  against: string;
+  /** req/s of each window, in round order */
+  gateway: number[];
+  other: number[];
+  /** median of the per-round ratios gateway / other */
+  ratio: number;
+  errors: number;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Starts both targets, alternates windows between them, stops both. */
+export async function pairedThroughput(
+  gatewayTarget: Target,
+  otherTarget: Target,
+  context: BenchContext,
+  plan: PairedPlan,
+): Promise<PairedResult> {
+  const started: RunningTarget[] = [];
+  try {
+    const gateway = await gatewayTarget.start(context);
+    started.push(gateway);
+    const other = await otherTarget.start(context);
+    started.push(other);
+    const shapes = [requestShape(gateway, 'openai', false), requestShape(other, 'openai', false)] as const;
+    for (const shape of shapes) {
+      await closedLoop(shape, { concurrency: plan.concurrency, durationMs: plan.warmupMs, warmupMs: 0 });
+    }
+    const result: PairedResult = { against: otherTarget.id, gateway: [], other: [], ratio: Number.NaN, errors: 0 };
+    for (let round = 0; round < plan.rounds; round++) {
+      // Which goes first alternates too, so a drifting machine favours neither.
+      for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        const shape = shapes[index]!;
+        const window = await closedLoop(shape, {
+          concurrency: plan.concurrency,
+          durationMs: plan.windowMs,
+          warmupMs: 0,
+        });
+        result.errors += window.errors;
+        (index === 0 ? result.gateway : result.other)[round] = window.rps;
+      }
+    }
+    result.ratio = median(result.gateway.map((rps, round) => rps / result.other[round]!));
+    return result;
+  } finally {
+    for (const running of started.reverse()) await running.stop();
+  }
+}
