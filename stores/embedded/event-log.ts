@@ -13,7 +13,7 @@ export interface PositionedEvent {
 }
 
 /** At most this many appended events are kept in memory for the projector (see `#tail`). */
-const TAIL_LIMIT = 20_000;
+const TAIL_LIMIT = 4_000;
 
 export class SqliteEventLog {
   /**
