@@ -81,7 +81,7 @@ const plan: Plan = quick
       throughputMs: 10_000,
       concurrency: 64,
       streamWarmupMs: 1000,
-      streamMs: 5000,
+      streamMs: 8000,
       streamShape: { chunks: 6, delayMs: 5 },
       holdStreams: 1000,
       holdShape: { chunks: 20, delayMs: 250 },
