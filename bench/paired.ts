@@ -71,3 +71,35 @@ export async function pairedThroughput(
     for (const running of started.reverse()) await running.stop();
   }
 }
+
+/** The gateway against the ceiling and each peer measured ok in this run; failures go to `errors`. */
+export async function measurePaired(
+  targets: Target[],
+  results: ReadonlyArray<{ id: string; status: string }>,
+  context: BenchContext,
+  plan: PairedPlan,
+  log: (message: string) => void,
+  errors: string[],
+): Promise<PairedResult[]> {
+  const ok = (id: string) => results.some((result) => result.id === id && result.status === 'ok');
+  const gateway = targets.find((target) => target.id === 'gateway');
+  if (!gateway || !ok('gateway')) return [];
+  const paired: PairedResult[] = [];
+  for (const other of targets.filter((target) => ['ceiling', 'portkey', 'litellm'].includes(target.id))) {
+    if (!ok(other.id)) continue;
+    log(`paired: gateway and ${other.label}, ${plan.rounds} rounds of ${plan.windowMs / 1000} s windows`);
+    try {
+      const result = await pairedThroughput(gateway, other, context, plan);
+      log(
+        `  ratio ${result.ratio.toFixed(2)} (gateway ${result.gateway.map((rps) => rps.toFixed(0)).join(', ')}; ${other.label} ${result.other.map((rps) => rps.toFixed(0)).join(', ')})`,
+      );
+      paired.push(result);
+      if (result.errors > 0) errors.push(`paired with ${other.label}: ${result.errors} failed requests`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`paired with ${other.label}: FAILED: ${message}`);
+      if (other.role !== 'peer') errors.push(`paired with ${other.label}: ${message}`);
+    }
+  }
+  return paired;
+}

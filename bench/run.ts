@@ -22,7 +22,7 @@ import type { StreamShape } from './fake-upstream.ts';
 import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { measurePipeline } from './measure-pipeline.ts';
-import { type PairedResult, pairedThroughput } from './paired.ts';
+import { measurePaired, type PairedResult } from './paired.ts';
 import { forkTs, ROOT, threadCpuMs, treeCpuMs, treeRss, WORK } from './processes.ts';
 import { flameGraphSvg, profileText, summariseProfile } from './profile.ts';
 import {
@@ -270,35 +270,6 @@ async function measureTarget(target: Target, context: BenchContext, direct: Runn
   return result;
 }
 
-/** The throughput ratios of the targets, from alternating windows (bench/paired.ts). */
-async function measurePaired(
-  targets: Target[],
-  results: TargetResult[],
-  context: BenchContext,
-): Promise<PairedResult[]> {
-  const ok = (id: string) => results.some((result) => result.id === id && result.status === 'ok');
-  const gateway = targets.find((target) => target.id === 'gateway');
-  if (!gateway || !ok('gateway')) return [];
-  const paired: PairedResult[] = [];
-  for (const other of targets.filter((target) => ['ceiling', 'portkey', 'litellm'].includes(target.id))) {
-    if (!ok(other.id)) continue;
-    log(`paired: gateway and ${other.label}, ${PAIRED.rounds} rounds of ${PAIRED.windowMs / 1000} s windows`);
-    try {
-      const result = await pairedThroughput(gateway, other, context, PAIRED);
-      log(
-        `  ratio ${result.ratio.toFixed(2)} (gateway ${result.gateway.map((rps) => rps.toFixed(0)).join(', ')}; ${other.label} ${result.other.map((rps) => rps.toFixed(0)).join(', ')})`,
-      );
-      paired.push(result);
-      if (result.errors > 0) errors.push(`paired with ${other.label}: ${result.errors} failed requests`);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      log(`paired with ${other.label}: FAILED: ${message}`);
-      if (other.role !== 'peer') errors.push(`paired with ${other.label}: ${message}`);
-    }
-  }
-  return paired;
-}
-
 /** A separate gateway process under --cpu-prof, loaded like the throughput run, then summed up. */
 async function profileGateway(context: BenchContext): Promise<BenchResults['profile']> {
   // One profile per thread (tsx's loader runs in its own): the main thread's is the largest.
@@ -374,7 +345,7 @@ async function main(): Promise<number> {
   try {
     const direct = await upstreamTarget({ url: upstreamUrl, pid: upstream.child.pid }).start(context);
     for (const target of targets) results.push(await measureTarget(target, context, direct));
-    if (!quick) paired = await measurePaired(targets, results, context);
+    if (!quick) paired = await measurePaired(targets, results, context, PAIRED, log, errors);
     if (withProfile && (!only || only.includes('gateway'))) {
       try {
         profile = await profileGateway(context);
