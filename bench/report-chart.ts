@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { HEADLESS_CHROMIUM_FLAGS } from '../test/e2e/support/chromium-flags.ts';
 import { WORK } from './processes.ts';
 import type { BenchResults, TargetResult } from './report.ts';
 import { added, measured } from './report-figures.ts';
@@ -99,13 +100,7 @@ export function renderPng(svg: string, pngFile: string): boolean {
       chromium,
       [
         '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
+        ...HEADLESS_CHROMIUM_FLAGS,
         '--hide-scrollbars',
         `--user-data-dir=${profile}`,
         `--window-size=${width},${height}`,

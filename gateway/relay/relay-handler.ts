@@ -232,7 +232,7 @@ function attemptPlan(
   maxAttempts: number,
   breakers: CircuitBreakers | undefined,
 ): Array<{ route: Route; forced: boolean }> {
-  // The common case: one channel with one key, its breaker closed.
+  // The common case: one channel with one key (forced when its breaker is open, as below).
   if (routes.length === 1 && (routes[0]!.channel.apiKeys?.length ?? 1) <= 1 && maxAttempts >= 1) {
     const route = routes[0]!;
     return [{ route, forced: breakers ? !breakers.isAvailable(route.channel.channelId) : false }];

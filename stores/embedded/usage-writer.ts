@@ -11,24 +11,42 @@ import type { SqliteDatabase } from './database.ts';
 import { type RollupBatch, RollupWriter } from './rollup-batch.ts';
 import { migrateUsageRollups } from './usage-migration.ts';
 
-const REQUEST_COLUMNS = `request_id, started_at, user_id, token_id, endpoint, model_requested, model_served,
-  channel_id, stream, status, error_type, error_message, latency_ms, first_token_ms, client_aborted`;
-const REQUEST_COLUMN_COUNT = 15;
-const USAGE_COLUMNS = `prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
-  usage_source`;
-const USAGE_COLUMN_COUNT = 6;
-const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+/** The request's columns, in the order of `requestValues`; the first is the key. */
+const requestColumnList = [
+  'request_id',
+  'started_at',
+  'user_id',
+  'token_id',
+  'endpoint',
+  'model_requested',
+  'model_served',
+  'channel_id',
+  'stream',
+  'status',
+  'error_type',
+  'error_message',
+  'latency_ms',
+  'first_token_ms',
+  'client_aborted',
+];
+/** The usage's token columns, in the order of `usageValues`. */
+const usageColumnList = [
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'usage_source',
+];
 
-const requestColumns = `started_at = excluded.started_at, user_id = excluded.user_id,
-  token_id = excluded.token_id, endpoint = excluded.endpoint, model_requested = excluded.model_requested,
-  model_served = excluded.model_served, channel_id = excluded.channel_id, stream = excluded.stream,
-  status = excluded.status, error_type = excluded.error_type, error_message = excluded.error_message,
-  latency_ms = excluded.latency_ms, first_token_ms = excluded.first_token_ms,
-  client_aborted = excluded.client_aborted`;
-const usageColumns = `prompt_tokens = excluded.prompt_tokens,
-  completion_tokens = excluded.completion_tokens, cached_tokens = excluded.cached_tokens,
-  cache_write_tokens = excluded.cache_write_tokens, reasoning_tokens = excluded.reasoning_tokens,
-  usage_source = excluded.usage_source`;
+const REQUEST_COLUMNS = requestColumnList.join(', ');
+const REQUEST_COLUMN_COUNT = requestColumnList.length;
+const USAGE_COLUMNS = usageColumnList.join(', ');
+const USAGE_COLUMN_COUNT = usageColumnList.length;
+const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+const takeExcluded = (columns: string[]) => columns.map((column) => `${column} = excluded.${column}`).join(', ');
+const requestColumns = takeExcluded(requestColumnList.slice(1));
+const usageColumns = takeExcluded(usageColumnList);
 
 export class SqliteUsageWriter {
   readonly statements;
