@@ -1,5 +1,6 @@
 /**
- * A small validator for OpenAI's published OpenAPI document (../shared/spec/openai-openapi.yaml), so
+ * A small validator for OpenAI's published OpenAPI document (a copy of the project's reference
+ * spec, pinned in test/conversion/fixtures/ so a clone anywhere can run the suite), so
  * the converted chat responses and stream chunks are checked against the schemas the SDKs are
  * generated from, without a JSON Schema package. It follows `$ref`, and checks `type` (also as a list,
  * with "null"), OpenAPI 3.0's `nullable`, `enum`, `const`, `required`, `properties`, `items`,
@@ -12,7 +13,7 @@ import { parse } from 'yaml';
 
 type Schema = Record<string, any>;
 
-const specFile = fileURLToPath(new URL('../../../../shared/spec/openai-openapi.yaml', import.meta.url));
+const specFile = fileURLToPath(new URL('../fixtures/openai-openapi.yaml', import.meta.url));
 let schemas: Record<string, Schema> | undefined;
 
 function componentSchemas(): Record<string, Schema> {
