@@ -15,6 +15,7 @@ import { openAIProvider } from '../providers/openai/index.ts';
 import type { Provider } from '../providers/provider.ts';
 import { bearerKey } from './authenticate.ts';
 import type { GatewayError } from './errors.ts';
+import { chatCompletionCertainlyValid, messagesCertainlyValid } from './quick-check.ts';
 import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -22,6 +23,8 @@ type Headers = Record<string, string | string[] | undefined>;
 export interface EndpointSpec {
   name: Endpoint;
   schema: z.ZodType<Record<string, unknown>>;
+  /** A fast check that says true only for bodies `schema` accepts (quick-check.ts); else `schema` decides. */
+  certainlyValid(body: Record<string, unknown>): boolean;
   keyOf(headers: Headers): string | null;
   keyHint: string;
   /** Channel kinds that can serve this endpoint, and the provider adapter of each. */
@@ -43,6 +46,7 @@ function single(value: string | string[] | undefined): string | undefined {
 export const chatCompletionsEndpoint: EndpointSpec = {
   name: 'chat.completions',
   schema: chatCompletionRequestSchema,
+  certainlyValid: chatCompletionCertainlyValid,
   keyOf: (headers) => bearerKey(single(headers['authorization'])),
   keyHint: '`Authorization: Bearer sk-...`',
   providers: { openai: openAIProvider, anthropic: anthropicForChatCompletions },
@@ -53,6 +57,7 @@ export const chatCompletionsEndpoint: EndpointSpec = {
 export const messagesEndpoint: EndpointSpec = {
   name: 'messages',
   schema: messagesRequestSchema,
+  certainlyValid: messagesCertainlyValid,
   // Anthropic SDK users send x-api-key; Claude Code and OAuth-style clients send a bearer token.
   keyOf: (headers) => single(headers['x-api-key'])?.trim() || bearerKey(single(headers['authorization'])),
   keyHint: '`x-api-key: sk-...`',
