@@ -117,7 +117,7 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
       const child = spawnCommand(
         `gateway-${mode}`,
         process.execPath,
-        [...startFlags(), ...profile, GATEWAY_BUNDLE, ...role],
+        [...startFlags(), ...profile, process.env.BENCH_GATEWAY_BUNDLE ?? GATEWAY_BUNDLE, ...role],
         {
           env: environment,
         },
@@ -151,7 +151,10 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
   };
 }
 
-/** Built by `npm run build:server` at the start of every bench run. */
+/**
+ * Built by `npm run build:server` at the start of every bench run. BENCH_GATEWAY_BUNDLE names another
+ * build instead (a copy of dist/ from another commit, for an A/B between two builds).
+ */
 const GATEWAY_BUNDLE = path.join(ROOT, 'dist/gateway/main.js');
 const PROJECTOR_BUNDLE = path.join(ROOT, 'dist/projector/main.js');
 
