@@ -2,8 +2,8 @@
  * @module gateway/events/new-event
  * Builds an event envelope at the current version of its type, with a time-ordered UUIDv7 id.
  */
-import { v7 as uuidv7 } from 'uuid';
 import type { EventOfType, GatewayEventType } from '../../contracts/events/index.ts';
+import { timeOrderedId } from './time-ordered-id.ts';
 
 const currentVersion: Record<GatewayEventType, 1> = {
   'user.registered': 1,
@@ -23,7 +23,7 @@ export function newEvent<Type extends GatewayEventType>(
   now: Date = new Date(),
 ): EventOfType<Type> {
   return {
-    eventId: uuidv7(),
+    eventId: timeOrderedId(),
     type,
     version: currentVersion[type],
     occurredAt: now.toISOString(),

@@ -6,9 +6,9 @@
  * in the background. Runs on bare node:http: no middleware on this path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { v7 as uuidv7 } from 'uuid';
 import type { LookupReadModel, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
+import { timeOrderedId } from '../events/time-ordered-id.ts';
 import type { Logger } from '../log.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
@@ -56,7 +56,7 @@ const HEADERS_ALONE_AFTER_MS = 50;
 
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : uuidv7();
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : timeOrderedId();
 }
 
 export async function handleRelay(
