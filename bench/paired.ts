@@ -2,9 +2,10 @@
  * @module bench/paired
  * Throughput ratios that a busy moment of the machine cannot tip: the gateway and one other target
  * run side by side, and short c=64 windows alternate between them (gateway, other, gateway, other…),
- * each pair giving one ratio (which of the two goes first alternates as well). The ratio reported is the median of the pairs. Measured one after the
- * other for ten seconds each, the same two targets gave ratios 25% apart from one run to the next on
- * this shared machine; alternating windows put both sides of every pair in the same minute.
+ * each pair giving one ratio (which of the two goes first alternates as well). The ratio reported is
+ * the median of the pairs. Measured one after the other for ten seconds each, the same two targets
+ * gave ratios 25% apart from one run to the next on this shared machine; alternating windows put both
+ * sides of every pair in the same minute.
  */
 import { closedLoop } from './load.ts';
 import type { BenchContext, RunningTarget, Target } from './targets.ts';

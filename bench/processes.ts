@@ -179,10 +179,10 @@ export function treeRss(root: number): number {
 
 const TICKS_PER_SECOND = 100;
 
-/** CPU time (user + system) of one thread (`tid` = `pid` is a process's main thread), in milliseconds. */
-export function threadCpuMs(pid: number, tid = pid): number {
+/** User + system CPU of a /proc `stat` file, in milliseconds; 0 once its process or thread has ended. */
+function statCpuMs(file: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const stat = readFileSync(file, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
   } catch {
@@ -190,17 +190,12 @@ export function threadCpuMs(pid: number, tid = pid): number {
   }
 }
 
+/** CPU time (user + system) of one thread (`tid` = `pid` is a process's main thread), in milliseconds. */
+export function threadCpuMs(pid: number, tid = pid): number {
+  return statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+}
+
 /** CPU time (user + system) of a process and its descendants, in milliseconds. */
 export function treeCpuMs(root: number): number {
-  let ticks = 0;
-  for (const pid of processTree(root)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // ended
-    }
-  }
-  return (ticks * 1000) / TICKS_PER_SECOND;
+  return processTree(root).reduce((total, pid) => total + statCpuMs(`/proc/${pid}/stat`), 0);
 }

@@ -10,27 +10,15 @@
  *   npx tsx bench/thread-cpu.ts [gateway|ceiling] [openai|anthropic]   (DURATION=ms, default 4000)
  *   BENCH_GATEWAY_NODE_FLAGS=... passes Node flags to the gateway (see gateway-targets.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop } from './load.ts';
-import { forkTs } from './processes.ts';
+import { forkTs, threadCpuMs } from './processes.ts';
 import { ceilingTarget, requestShape } from './targets.ts';
 
-const TICK_MS = 10;
-
-/** CPU milliseconds per thread of a process, keyed by thread id. */
+/** CPU milliseconds per thread of a process, keyed by thread id (0 for a thread that just ended). */
 function threadTimes(pid: number): Map<number, number> {
-  const times = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      times.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * TICK_MS);
-    } catch {
-      // the thread ended
-    }
-  }
-  return times;
+  return new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [Number(tid), threadCpuMs(pid, Number(tid))]));
 }
 
 async function main(): Promise<void> {

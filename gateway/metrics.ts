@@ -84,8 +84,8 @@ export class GatewayMetrics {
     const status = String(record.status === 200 && record.errorType ? 'stream_error' : record.status);
     const series = this.#requests.of(record.endpoint, model, channel, status);
     series.requests++;
-    this.#requests.observeDuration(series, latencySeconds);
-    if (record.firstTokenMs !== null) this.#requests.observeTimeToFirstToken(series, record.firstTokenMs / 1000);
+    series.duration.observe(latencySeconds);
+    if (record.firstTokenMs !== null) series.timeToFirstToken.observe(record.firstTokenMs / 1000);
     const usage = record.usage;
     if (usage) {
       series.promptTokens += usage.promptTokens;

@@ -18,19 +18,21 @@ interface MetricValue {
 
 /** Counts of one histogram series: `buckets[i]` holds the values in (bounds[i-1], bounds[i]]. */
 class HistogramCounts {
+  readonly bounds: readonly number[];
   readonly buckets: Float64Array;
   sum = 0;
   count = 0;
 
   constructor(bounds: readonly number[]) {
+    this.bounds = bounds;
     this.buckets = new Float64Array(bounds.length);
   }
 
-  observe(bounds: readonly number[], value: number): void {
+  observe(value: number): void {
     this.sum += value;
     this.count++;
-    for (let index = 0; index < bounds.length; index++) {
-      if (value <= bounds[index]!) {
+    for (let index = 0; index < this.bounds.length; index++) {
+      if (value <= this.bounds[index]!) {
         this.buckets[index]!++;
         return;
       }
@@ -82,10 +84,10 @@ function collected(
 }
 
 /** The histogram's lines of one series, cumulative as Prometheus wants them. */
-function histogramValues(name: string, bounds: readonly number[], series: RequestSeries, counts: HistogramCounts) {
+function histogramValues(name: string, series: RequestSeries, counts: HistogramCounts) {
   const values: MetricValue[] = [];
   let cumulative = 0;
-  bounds.forEach((bound, index) => {
+  counts.bounds.forEach((bound, index) => {
     cumulative += counts.buckets[index]!;
     values.push({ labels: { le: String(bound), ...series.labels }, value: cumulative, metricName: `${name}_bucket` });
   });
@@ -145,10 +147,7 @@ export class RequestSeriesTable {
         names.duration.name,
         names.duration.help,
         'histogram',
-        () =>
-          all().flatMap((series) =>
-            histogramValues(names.duration.name, names.duration.buckets, series, series.duration),
-          ),
+        () => all().flatMap((series) => histogramValues(names.duration.name, series, series.duration)),
         clear,
       ),
       collected(
@@ -158,14 +157,7 @@ export class RequestSeriesTable {
         () =>
           all()
             .filter((series) => series.timeToFirstToken.count > 0)
-            .flatMap((series) =>
-              histogramValues(
-                names.timeToFirstToken.name,
-                names.timeToFirstToken.buckets,
-                series,
-                series.timeToFirstToken,
-              ),
-            ),
+            .flatMap((series) => histogramValues(names.timeToFirstToken.name, series, series.timeToFirstToken)),
         clear,
       ),
       collected(names.tokens.name, names.tokens.help, 'counter', () => tokenValues(all()), clear),
@@ -188,13 +180,5 @@ export class RequestSeriesTable {
       this.#series.set(key, series);
     }
     return series;
-  }
-
-  observeDuration(series: RequestSeries, seconds: number): void {
-    series.duration.observe(this.#names.duration.buckets, seconds);
-  }
-
-  observeTimeToFirstToken(series: RequestSeries, seconds: number): void {
-    series.timeToFirstToken.observe(this.#names.timeToFirstToken.buckets, seconds);
   }
 }

@@ -122,19 +122,14 @@ export class RedisProjectionWriter {
   async #applyUsage(events: readonly GatewayEvent[]): Promise<Set<string>> {
     const changed = new Set<string>();
     const usage = events.flatMap((event) => (event.type === 'usage.recorded' ? [event.body] : []));
-    for (let start = 0; start < usage.length; start += USAGE_CHUNK) {
-      const chunk = usage.slice(start, start + USAGE_CHUNK);
-      const counted = (await this.#redis.eval(countUsageScript, {
-        keys: chunk.flatMap((body) => [this.#keys.applied(body.requestId), this.#keys.usage(body.tokenId)]),
-        arguments: [
-          ...chunk.flatMap((body) => [String(body.promptTokens + body.completionTokens), body.startedAt]),
-          String(MARKER_TTL_SECONDS),
-        ],
-      })) as number[];
-      chunk.forEach((body, index) => {
-        if (counted[index] === 1) changed.add(body.tokenId);
-      });
-    }
+    const counted = await this.#scriptInChunks(
+      countUsageScript,
+      usage,
+      (body) => [this.#keys.applied(body.requestId), this.#keys.usage(body.tokenId)],
+      (body) => [String(body.promptTokens + body.completionTokens), body.startedAt],
+      [String(MARKER_TTL_SECONDS)],
+    );
+    for (const body of counted) changed.add(body.tokenId);
     // A request without tokens still marks its key as used: the latest start per key, once.
     const latest = new Map<string, string>();
     for (const event of events) {
@@ -143,18 +138,39 @@ export class RedisProjectionWriter {
       if (previous === undefined || previous < event.body.startedAt)
         latest.set(event.body.tokenId, event.body.startedAt);
     }
-    const tokens = [...latest.keys()];
-    for (let start = 0; start < tokens.length; start += USAGE_CHUNK) {
-      const chunk = tokens.slice(start, start + USAGE_CHUNK);
-      const touched = (await this.#redis.eval(touchScript, {
-        keys: chunk.map((tokenId) => this.#keys.usage(tokenId)),
-        arguments: chunk.map((tokenId) => latest.get(tokenId)!),
+    const touched = await this.#scriptInChunks(
+      touchScript,
+      [...latest.keys()],
+      (tokenId) => [this.#keys.usage(tokenId)],
+      (tokenId) => [latest.get(tokenId)!],
+    );
+    for (const tokenId of touched) changed.add(tokenId);
+    return changed;
+  }
+
+  /**
+   * Runs a per-item script over the items, USAGE_CHUNK at a time (each item's keys and arguments in
+   * turn, then `trailing`); returns the items the script answered 1 for.
+   */
+  async #scriptInChunks<Item>(
+    script: string,
+    items: readonly Item[],
+    keysOf: (item: Item) => string[],
+    argumentsOf: (item: Item) => string[],
+    trailing: string[] = [],
+  ): Promise<Item[]> {
+    const answered: Item[] = [];
+    for (let start = 0; start < items.length; start += USAGE_CHUNK) {
+      const chunk = items.slice(start, start + USAGE_CHUNK);
+      const results = (await this.#redis.eval(script, {
+        keys: chunk.flatMap(keysOf),
+        arguments: [...chunk.flatMap(argumentsOf), ...trailing],
       })) as number[];
-      chunk.forEach((tokenId, index) => {
-        if (touched[index] === 1) changed.add(tokenId);
+      chunk.forEach((item, index) => {
+        if (results[index] === 1) answered.push(item);
       });
     }
-    return changed;
+    return answered;
   }
 
   async publish(changes: readonly ChangeMessage[]): Promise<void> {

@@ -29,6 +29,8 @@ const requestColumnList = [
   'first_token_ms',
   'client_aborted',
 ];
+/** The request's columns a usage event can fill on its own, in the order of `usageKeyValues`. */
+const usageKeyColumnList = ['request_id', 'started_at', 'user_id', 'token_id', 'model_requested', 'channel_id'];
 /** The usage's token columns, in the order of `usageValues`. */
 const usageColumnList = [
   'prompt_tokens',
@@ -65,9 +67,8 @@ export class SqliteUsageWriter {
         ON CONFLICT (request_id) DO UPDATE SET ${requestColumns}, request_applied = 1
         WHERE requests.request_applied = 0`),
       applyUsage: database.prepare(`
-        INSERT INTO requests (request_id, started_at, user_id, token_id, model_requested, channel_id,
-          ${USAGE_COLUMNS}, usage_applied)
-        VALUES (${placeholders(6 + USAGE_COLUMN_COUNT)}, 1)
+        INSERT INTO requests (${usageKeyColumnList.join(', ')}, ${USAGE_COLUMNS}, usage_applied)
+        VALUES (${placeholders(usageKeyColumnList.length + USAGE_COLUMN_COUNT)}, 1)
         ON CONFLICT (request_id) DO UPDATE SET ${usageColumns}, usage_applied = 1
         WHERE requests.usage_applied = 0`),
       // Both events of a request met in one batch, and its row is new: one insert holds what the two
@@ -110,6 +111,12 @@ function requestValues(event: RequestCompleted): unknown[] {
     body.firstTokenMs,
     body.clientAborted ? 1 : 0,
   ];
+}
+
+/** The request's columns of a usage event, in `usageKeyColumnList` order. */
+function usageKeyValues(event: UsageRecorded): unknown[] {
+  const body = event.body;
+  return [body.requestId, Date.parse(body.startedAt), body.userId, body.tokenId, body.model, body.channelId];
 }
 
 /** The usage's token columns, in USAGE_COLUMNS order. */
@@ -174,9 +181,7 @@ export class UsageBatch {
 
   #applyUsage(event: UsageRecorded): void {
     if (this.#appliedWithRequest.has(event)) return;
-    const body = event.body;
-    const key = [body.requestId, Date.parse(body.startedAt), body.userId, body.tokenId, body.model, body.channelId];
-    if (this.#writer.statements.applyUsage.run(...key, ...usageValues(event)).changes > 0) {
+    if (this.#writer.statements.applyUsage.run(...usageKeyValues(event), ...usageValues(event)).changes > 0) {
       this.#countUsage(event);
     }
   }
