@@ -1,15 +1,16 @@
 /**
  * @module stores/embedded/usage-migration
- * Brings a gateway.db written before the daily and per-model rollups up to date, at open: their sums
- * come from `usage_hourly`, their latency histograms from the raw requests. It runs in one transaction
- * and records itself in `projection_migrations`, so an interrupted migration leaves nothing half done
- * and a finished one never runs again. On a new file (or after a rebuild) the tables are empty and it
+ * Brings a gateway.db written before the daily and per-model rollups, or before `usage_hourly` had
+ * latency histograms, up to date at open: sums come from `usage_hourly`, histograms from the raw
+ * requests. Each migration runs in one transaction and records itself in `projection_migrations`,
+ * so an interrupted one leaves nothing half done and a finished one never runs again. On a new file (or after a rebuild) the tables are empty and it
  * only records itself; the projector fills them from then on.
  */
 import type { SqliteDatabase } from './database.ts';
 import { DAY_MS, type Dimension, registerHistogramFunctions, usageRollups } from './usage-rollups.ts';
 
 const MIGRATION = 'usage-daily-and-model-rollups-with-latency-histograms';
+const HOURLY_MIGRATION = 'usage-hourly-latency-histograms';
 const HOUR_MS = 3_600_000;
 
 /** How each rollup dimension derives from a `usage_hourly` row, and from a raw request row. */
@@ -35,11 +36,30 @@ function groupBy(count: number): string {
   return Array.from({ length: count }, (_, index) => index + 1).join(', ');
 }
 
-/** Returns whether the migration ran (false when this file had it already). */
+/** Returns whether a migration ran (false when this file had them all already). */
 export function migrateUsageRollups(database: SqliteDatabase): boolean {
   registerHistogramFunctions(database);
-  const done = database.prepare('SELECT 1 FROM projection_migrations WHERE name = ?').get(MIGRATION);
-  if (done) return false;
+  const ranRollups = migrateDailyAndModelRollups(database);
+  const ranHourly = migrateHourlyHistograms(database);
+  return ranRollups || ranHourly;
+}
+
+function alreadyApplied(database: SqliteDatabase, name: string): boolean {
+  return database.prepare('SELECT 1 FROM projection_migrations WHERE name = ?').get(name) !== undefined;
+}
+
+/** The rows the projector counts a call for: applied requests (every one has a latency). */
+function histogramsFromRequests(table: (typeof usageRollups)[number]): string {
+  return `
+    INSERT INTO ${table.name} (${[...table.dimensions, 'latency_histogram'].join(', ')})
+    SELECT ${table.dimensions.map((name) => fromRequest[name]).join(', ')}, latency_histogram_of(latency_ms)
+    FROM requests WHERE request_applied = 1 AND latency_ms IS NOT NULL
+    GROUP BY ${groupBy(table.dimensions.length)}
+    ON CONFLICT DO UPDATE SET latency_histogram = excluded.latency_histogram`;
+}
+
+function migrateDailyAndModelRollups(database: SqliteDatabase): boolean {
+  if (alreadyApplied(database, MIGRATION)) return false;
   database.transaction(() => {
     for (const table of usageRollups) {
       if (table.name === 'usage_hourly') continue;
@@ -50,16 +70,26 @@ export function migrateUsageRollups(database: SqliteDatabase): boolean {
         INSERT INTO ${table.name} (${columns.join(', ')})
         SELECT ${[...table.dimensions.map((name) => fromHourly[name]), ...sums].join(', ')}
         FROM usage_hourly GROUP BY ${groupBy(table.dimensions.length)}`);
-      if (!table.histogram) continue;
-      // The rows the projector counts a call for: applied requests (every one has a latency).
-      database.exec(`
-        INSERT INTO ${table.name} (${[...table.dimensions, 'latency_histogram'].join(', ')})
-        SELECT ${table.dimensions.map((name) => fromRequest[name]).join(', ')}, latency_histogram_of(latency_ms)
-        FROM requests WHERE request_applied = 1 AND latency_ms IS NOT NULL
-        GROUP BY ${groupBy(table.dimensions.length)}
-        ON CONFLICT DO UPDATE SET latency_histogram = excluded.latency_histogram`);
+      if (table.histogram) database.exec(histogramsFromRequests(table));
     }
     database.prepare('INSERT INTO projection_migrations (name) VALUES (?)').run(MIGRATION);
+  })();
+  return true;
+}
+
+/**
+ * Files written before `usage_hourly` had latency histograms: the column is added and filled from the
+ * raw requests, so that a user's overview finds its percentile in the rollups alone.
+ */
+function migrateHourlyHistograms(database: SqliteDatabase): boolean {
+  if (alreadyApplied(database, HOURLY_MIGRATION)) return false;
+  database.transaction(() => {
+    const columns = database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('usage_hourly');
+    if (!columns.includes('latency_histogram')) {
+      database.exec('ALTER TABLE usage_hourly ADD COLUMN latency_histogram BLOB');
+      database.exec(histogramsFromRequests(usageRollups.find((table) => table.name === 'usage_hourly')!));
+    }
+    database.prepare('INSERT INTO projection_migrations (name) VALUES (?)').run(HOURLY_MIGRATION);
   })();
   return true;
 }

@@ -47,12 +47,3 @@ export function planRange(from: number, to: number): RangePlan {
 function nonEmpty(intervals: Interval[]): Interval[] {
   return intervals.filter((interval) => interval.end > interval.start);
 }
-
-/** Every hour the intervals touch, as the JSON array a query reads with `json_each`. */
-export function hoursOf(intervals: readonly Interval[]): string {
-  const hours: number[] = [];
-  for (const { start, end } of intervals) {
-    for (let hour = start - (start % HOUR_MS); hour < end; hour += HOUR_MS) hours.push(hour);
-  }
-  return JSON.stringify(hours);
-}

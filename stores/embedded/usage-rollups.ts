@@ -46,11 +46,11 @@ export interface RollupTable {
 
 export const usageRollups: readonly RollupTable[] = [
   {
-    // The first rollup, older than the histograms: a user's ragged range ends read raw latencies.
+    // The first rollup; its histograms came later (usage-migration.ts fills them for older files).
     name: 'usage_hourly',
     dimensions: ['user_id', 'hour', 'model', 'token_id', 'channel_id'],
     measures: trafficMeasures,
-    histogram: false,
+    histogram: true,
   },
   {
     // Day first: the admin's top keys read every user's rows of a range of days.

@@ -1,0 +1,88 @@
+/**
+ * A gateway.db from before `usage_hourly` had latency histograms (and with the old hour-and-latency
+ * index) opens into the current shape: the index is gone, the histograms are filled from the raw
+ * requests, and a user's overview finds its percentile in the rollups without the full sort.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { latencyBucketOf } from '../../projector/read-models/usage/latency-histogram.ts';
+import { generatedTraffic } from '../../test/support/generated-traffic.ts';
+import { referenceOverview } from '../../test/support/reference-overview.ts';
+import { MemoryLookups } from '../memory-lookups.ts';
+import { openDatabase, type SqliteDatabase } from './database.ts';
+import { SqliteProjectionWriter } from './projection-writer.ts';
+import { SqliteUsageOverview } from './usage-overview.ts';
+
+const DAY = 24 * 3_600_000;
+const start = Date.parse('2025-06-01T05:17:00.000Z');
+
+let directory: string;
+let database: SqliteDatabase;
+
+/** Writes traffic with the current code, then takes the file back to its older shape. */
+function writeOlderFile(): void {
+  const current = openDatabase(directory);
+  const writer = new SqliteProjectionWriter(current, new MemoryLookups());
+  const events = generatedTraffic(2000, start, 3 * DAY);
+  writer.apply(events.map((event, index) => ({ position: index + 1, event })));
+  current.exec(`
+    ALTER TABLE usage_hourly DROP COLUMN latency_histogram;
+    DELETE FROM projection_migrations WHERE name = 'usage-hourly-latency-histograms';
+    CREATE INDEX requests_hour_latency ON requests ((started_at - started_at % 3600000), latency_ms)
+      WHERE latency_ms IS NOT NULL AND request_applied = 1;`);
+  current.close();
+}
+
+const columnsOfHourly = () =>
+  database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('usage_hourly') as string[];
+
+beforeAll(() => {
+  directory = mkdtempSync(path.join(tmpdir(), 'usage-migration-'));
+  writeOlderFile();
+  database = openDatabase(directory);
+});
+
+afterAll(() => {
+  database.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe('opening a file from before the hourly histograms', () => {
+  it('starts from the older shape', () => {
+    expect(columnsOfHourly()).not.toContain('latency_histogram');
+  });
+
+  it('drops the hour-and-latency index', () => {
+    const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all();
+    expect(indexes).not.toContain('requests_hour_latency');
+  });
+
+  it('fills the hourly histograms from the raw requests, and answers a user from them', () => {
+    new SqliteProjectionWriter(database, new MemoryLookups());
+    expect(columnsOfHourly()).toContain('latency_histogram');
+    const overview = new SqliteUsageOverview(database);
+    for (const userId of ['user-1', 'user-4']) {
+      // Off the hour and the day at both ends: the ragged ends come from the hourly table.
+      const query = {
+        from: new Date(start + 3_600_000).toISOString(),
+        to: new Date(start + 2.5 * DAY).toISOString(),
+        userId,
+      };
+      const found = overview.overview(query).latency?.p95_ms;
+      const exact = referenceOverview(database, query).latency?.p95_ms;
+      expect(exact).not.toBeNull();
+      expect(latencyBucketOf(found!)).toBe(latencyBucketOf(exact!));
+    }
+    expect(overview.percentile.fallbacks).toBe(0);
+  });
+
+  it('runs once', () => {
+    const recorded = database
+      .prepare('SELECT count(*) FROM projection_migrations WHERE name = ?')
+      .pluck()
+      .get('usage-hourly-latency-histograms');
+    expect(recorded).toBe(1);
+  });
+});
