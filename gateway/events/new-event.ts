@@ -17,16 +17,17 @@ const currentVersion: Record<GatewayEventType, 1> = {
   'usage.recorded': 1,
 };
 
+/** @param now when it occurred: a time, or its ISO text (the relay prints one for both its events) */
 export function newEvent<Type extends GatewayEventType>(
   type: Type,
   body: EventOfType<Type>['body'],
-  now: Date = new Date(),
+  now: Date | string = new Date(),
 ): EventOfType<Type> {
   return {
     eventId: timeOrderedId(),
     type,
     version: currentVersion[type],
-    occurredAt: now.toISOString(),
+    occurredAt: typeof now === 'string' ? now : now.toISOString(),
     body,
   } as EventOfType<Type>;
 }

@@ -3,7 +3,8 @@
  * What the gateway remembers about one relayed request while it runs, and the two traffic events it
  * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used.
  */
-import type { Endpoint, GatewayEvent, UpstreamAttempt } from '../../contracts/events/index.ts';
+import type { Endpoint, GatewayEvent, RequestCompleted, UpstreamAttempt } from '../../contracts/events/index.ts';
+import { isoTime } from '../events/iso-time.ts';
 import { newEvent } from '../events/new-event.ts';
 import type { TokenCounts } from '../providers/provider.ts';
 
@@ -53,40 +54,49 @@ export class RequestRecord {
   }
 
   toEvents(latencyMs = this.elapsedMs()): GatewayEvent[] {
-    const startedAt = this.startedAt.toISOString();
-    const events: GatewayEvent[] = [
-      newEvent('request.completed', {
-        requestId: this.requestId,
-        userId: this.userId,
-        tokenId: this.tokenId,
-        endpoint: this.endpoint,
-        modelRequested: this.modelRequested,
-        modelServed: this.modelServed,
-        channelId: this.channelId,
-        stream: this.stream,
-        status: this.status,
-        errorType: this.errorType,
-        errorMessage: this.errorMessage,
-        startedAt,
-        latencyMs,
-        firstTokenMs: this.firstTokenMs,
-        clientAborted: this.clientAborted,
-        ...(this.attempts.length > 0 && { attempts: this.attempts }),
-      }),
-    ];
+    const startedAt = isoTime(this.startedAt.getTime());
+    const occurredAt = isoTime(Date.now());
+    // Literals of one shape each (no spreads): JSON.stringify takes its fast path for them.
+    const completed: RequestCompleted['body'] = {
+      requestId: this.requestId,
+      userId: this.userId,
+      tokenId: this.tokenId,
+      endpoint: this.endpoint,
+      modelRequested: this.modelRequested,
+      modelServed: this.modelServed,
+      channelId: this.channelId,
+      stream: this.stream,
+      status: this.status,
+      errorType: this.errorType,
+      errorMessage: this.errorMessage,
+      startedAt,
+      latencyMs,
+      firstTokenMs: this.firstTokenMs,
+      clientAborted: this.clientAborted,
+    };
+    if (this.attempts.length > 0) completed.attempts = this.attempts;
+    const events: GatewayEvent[] = [newEvent('request.completed', completed, occurredAt)];
     const usage = this.usage;
     if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {
       events.push(
-        newEvent('usage.recorded', {
-          requestId: this.requestId,
-          userId: this.userId,
-          tokenId: this.tokenId,
-          channelId: this.channelId,
-          model: this.modelRequested ?? '',
-          startedAt,
-          ...usage,
-          source: this.usageSource,
-        }),
+        newEvent(
+          'usage.recorded',
+          {
+            requestId: this.requestId,
+            userId: this.userId,
+            tokenId: this.tokenId,
+            channelId: this.channelId,
+            model: this.modelRequested ?? '',
+            startedAt,
+            promptTokens: usage.promptTokens,
+            completionTokens: usage.completionTokens,
+            cachedTokens: usage.cachedTokens,
+            cacheWriteTokens: usage.cacheWriteTokens,
+            reasoningTokens: usage.reasoningTokens,
+            source: this.usageSource,
+          },
+          occurredAt,
+        ),
       );
     }
     return events;
