@@ -4,9 +4,12 @@
  * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used.
  */
 import type { Endpoint, GatewayEvent, RequestCompleted, UpstreamAttempt } from '../../contracts/events/index.ts';
-import { isoTime } from '../events/iso-time.ts';
+import { isoTimePrinter } from '../events/iso-time.ts';
 import { newEvent } from '../events/new-event.ts';
 import type { TokenCounts } from '../providers/provider.ts';
+
+const printStartedAt = isoTimePrinter();
+const printOccurredAt = isoTimePrinter();
 
 export class RequestRecord {
   readonly requestId: string;
@@ -54,8 +57,8 @@ export class RequestRecord {
   }
 
   toEvents(latencyMs = this.elapsedMs()): GatewayEvent[] {
-    const startedAt = isoTime(this.startedAt.getTime());
-    const occurredAt = isoTime(Date.now());
+    const startedAt = printStartedAt(this.startedAt.getTime());
+    const occurredAt = printOccurredAt(Date.now());
     // Literals of one shape each (no spreads): JSON.stringify takes its fast path for them.
     const completed: RequestCompleted['body'] = {
       requestId: this.requestId,
