@@ -59,7 +59,7 @@ export class RequestRecord {
   toEvents(latencyMs = this.elapsedMs()): GatewayEvent[] {
     const startedAt = printStartedAt(this.startedAt.getTime());
     const occurredAt = printOccurredAt(Date.now());
-    // Literals of one shape each (no spreads): JSON.stringify takes its fast path for them.
+    // Plain literals, no spreads: no copy of the usage object, and one object shape per event type.
     const completed: RequestCompleted['body'] = {
       requestId: this.requestId,
       userId: this.userId,
