@@ -106,7 +106,10 @@ export const usageTotalsSchema = z.object({
 export const usageLatencySchema = z.object({
   /** mean of every call's latency (from the rollups) */
   average_ms: z.number().nullable(),
-  /** 95th percentile (nearest rank) over the raw request rows */
+  /**
+   * 95th percentile (nearest rank) of the range's request latencies, read from the rollups' latency
+   * histograms: the embedded store is exact below 32 ms and within 1/16 above, ClickHouse within 1%
+   */
   p95_ms: z.number().nullable(),
 });
 
