@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { eventLogSchema, projectionSchema } from './schema.ts';
+import { prepareEventLog } from './event-log-schema.ts';
+import { projectionSchema } from './schema.ts';
 
 export type SqliteDatabase = Database.Database;
 
@@ -17,7 +18,7 @@ export function openDatabase(dataDirectory: string): SqliteDatabase {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  database.exec(eventLogSchema);
+  prepareEventLog(database);
   database.exec(projectionSchema);
   return database;
 }

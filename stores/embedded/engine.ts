@@ -66,9 +66,9 @@ export class EmbeddedEngine {
     this.#events.append(events);
   }
 
-  /** The same, for events serialised one per line (see SqliteEventLog.appendLines). */
-  appendLines(lines: string): void {
-    this.#events.appendLines(lines);
+  /** The same, for events serialised as one JSON array (see SqliteEventLog.appendPrinted). */
+  appendPrinted(printed: string): void {
+    this.#events.appendPrinted(printed);
   }
 
   /** Applies every logged event not yet projected; returns how many. */

@@ -1,9 +1,10 @@
 /**
  * @module stores/embedded/event-log
- * The durable local event log: an append-only SQLite table. Appends are idempotent by event id, so a
- * publisher that retries after an unclear failure never stores an event twice.
+ * The durable local event log: append-only SQLite tables of event batches (event-log-schema.ts).
+ * Appends are idempotent by event id, so a publisher that retries after an unclear failure never
+ * stores an event twice.
  */
-import { type GatewayEvent, partitionKeyOf, streamOf } from '../../contracts/events/index.ts';
+import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { upcastTrusted } from '../../contracts/events/upcast.ts';
 import type { SqliteDatabase } from './database.ts';
 
@@ -23,53 +24,51 @@ export class SqliteEventLog {
    * the projector reads from the table as before.
    */
   #tail: PositionedEvent[] = [];
-  readonly #insert;
-  readonly #appendMany;
-  readonly #readAfter;
+  readonly #appendBatch;
+  readonly #readFrom;
   readonly #lastPosition;
+  readonly #count;
 
   constructor(database: SqliteDatabase) {
-    this.#insert = database.prepare(
-      `INSERT OR IGNORE INTO events (event_id, stream, type, version, partition_key, occurred_at, payload)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    const insertId = database.prepare('INSERT OR IGNORE INTO event_ids (event_id) VALUES (?)');
+    const insertBatch = database.prepare(
+      'INSERT INTO event_batches (first_position, event_count, payload) VALUES (?, ?, ?)',
     );
-    this.#appendMany = database.transaction((events: readonly GatewayEvent[], payloads: readonly string[]) => {
-      const appended: PositionedEvent[] = [];
-      events.forEach((event, index) => {
-        const result = this.#insert.run(
-          event.eventId,
-          streamOf(event.type),
-          event.type,
-          event.version,
-          partitionKeyOf(event),
-          event.occurredAt,
-          payloads[index],
-        );
-        // An event already in the log (a retried append) is ignored, and so left out of the tail.
-        if (result.changes > 0) appended.push({ position: Number(result.lastInsertRowid), event });
-      });
-      return appended;
+    this.#lastPosition = database
+      .prepare('SELECT first_position + event_count - 1 FROM event_batches ORDER BY first_position DESC LIMIT 1')
+      .pluck();
+    this.#count = database.prepare('SELECT coalesce(sum(event_count), 0) FROM event_batches').pluck();
+    // `printed` is the JSON array of `events`, stored as it is unless a retried event is left out.
+    this.#appendBatch = database.transaction((events: readonly GatewayEvent[], printed: string) => {
+      const kept: GatewayEvent[] = [];
+      // An event already in the log (a retried append) is left out, and so out of the tail.
+      for (const event of events) if (insertId.run(event.eventId).changes > 0) kept.push(event);
+      if (kept.length === 0) return [];
+      const first = this.lastPosition() + 1;
+      insertBatch.run(first, kept.length, kept.length === events.length ? printed : JSON.stringify(kept));
+      return kept.map((event, index) => ({ position: first + index, event }));
     });
-    this.#readAfter = database.prepare(
-      'SELECT position, payload FROM events WHERE position > ? ORDER BY position LIMIT ?',
+    // From the batch holding the position after `?` (or the first batch after it) on.
+    this.#readFrom = database.prepare(
+      `SELECT first_position, payload FROM event_batches
+       WHERE first_position >= coalesce((SELECT max(first_position) FROM event_batches WHERE first_position <= ? + 1), 0)
+       ORDER BY first_position`,
     );
-    this.#lastPosition = database.prepare('SELECT coalesce(max(position), 0) FROM events').pluck();
   }
 
   /** The position of the newest event. */
   lastPosition(): number {
-    return this.#lastPosition.get() as number;
+    return (this.#lastPosition.get() as number | undefined) ?? 0;
+  }
+
+  /** How many events the log holds. */
+  count(): number {
+    return this.#count.get() as number;
   }
 
   /** Appends in one transaction (synchronous: it runs on the store worker thread). */
   append(events: readonly GatewayEvent[]): void {
-    if (events.length > 0)
-      this.#keep(
-        this.#appendMany(
-          events,
-          events.map((event) => JSON.stringify(event)),
-        ),
-      );
+    if (events.length > 0) this.#keep(this.#appendBatch(events, JSON.stringify(events)));
   }
 
   /** Adds a committed append to the tail, or empties the tail when it would not stay contiguous. */
@@ -88,19 +87,20 @@ export class SqliteEventLog {
   }
 
   /**
-   * Appends events that arrive already serialised, one JSON document per line (how the serving thread
-   * hands them over: one string crosses threads far cheaper than a structured clone of the objects).
-   * The line is stored as it came; it is parsed once, for the indexed columns and for the projector.
+   * Appends events that arrive already serialised as one JSON array (how the serving thread hands them
+   * over: one string crosses threads far cheaper than a structured clone of the objects). The array is
+   * stored as it came; it is parsed once, for the ids and for the projector.
    */
-  appendLines(lines: string): void {
-    if (lines.length === 0) return;
-    const payloads = lines.split('\n');
-    this.#keep(
-      this.#appendMany(
-        payloads.map((payload) => upcastTrusted(JSON.parse(payload))),
-        payloads,
-      ),
-    );
+  appendPrinted(printed: string): void {
+    const parsed: unknown = JSON.parse(printed);
+    if (!Array.isArray(parsed)) throw new TypeError('An append must be a JSON array of events.');
+    if (parsed.length > 0)
+      this.#keep(
+        this.#appendBatch(
+          parsed.map((raw) => upcastTrusted(raw)),
+          printed,
+        ),
+      );
   }
 
   /** Events after a position, in log order, lifted to their current version. */
@@ -114,7 +114,14 @@ export class SqliteEventLog {
       return batch;
     }
     if (tail.length > 0 && tail.at(-1)!.position <= position) this.#tail = [];
-    const rows = this.#readAfter.all(position, limit) as Array<{ position: number; payload: string }>;
-    return rows.map((row) => ({ position: row.position, event: upcastTrusted(JSON.parse(row.payload)) }));
+    const read: PositionedEvent[] = [];
+    for (const row of this.#readFrom.iterate(position) as Iterable<{ first_position: number; payload: string }>) {
+      const events = JSON.parse(row.payload) as unknown[];
+      for (let index = Math.max(0, position + 1 - row.first_position); index < events.length; index++) {
+        read.push({ position: row.first_position + index, event: upcastTrusted(events[index]) });
+        if (read.length === limit) return read;
+      }
+    }
+    return read;
   }
 }

@@ -22,7 +22,7 @@ function registered(index: number): GatewayEvent {
   });
 }
 
-const lines = (events: readonly GatewayEvent[]) => events.map((event) => JSON.stringify(event)).join('\n');
+const printed = (events: readonly GatewayEvent[]) => JSON.stringify(events);
 
 describe('event log reads after appends', () => {
   let directory: string;
@@ -42,7 +42,7 @@ describe('event log reads after appends', () => {
   it('serves just-appended events in log order, the same as the table, in batches', () => {
     const log = new SqliteEventLog(database);
     const events = Array.from({ length: 7 }, (_, index) => registered(index));
-    log.appendLines(lines(events.slice(0, 4)));
+    log.appendPrinted(printed(events.slice(0, 4)));
     log.append(events.slice(4));
     const first = log.readAfter(0, 3);
     expect(first).toEqual(fromTable(0, 3));
@@ -54,8 +54,8 @@ describe('event log reads after appends', () => {
   it('leaves out a retried append, which the table holds once', () => {
     const log = new SqliteEventLog(database);
     const events = [registered(1), registered(2)];
-    log.appendLines(lines(events));
-    log.appendLines(lines([events[1]!, registered(3)]));
+    log.appendPrinted(printed(events));
+    log.appendPrinted(printed([events[1]!, registered(3)]));
     const read = log.readAfter(0, 100);
     expect(read).toEqual(fromTable(0, 100));
     expect(read).toHaveLength(3);
@@ -78,5 +78,61 @@ describe('event log reads after appends', () => {
     expect(log.readAfter(0, 100)).toHaveLength(3);
     expect(log.readAfter(0, 100)).toEqual(fromTable(0, 100));
     expect(log.readAfter(3, 100)).toEqual([]);
+  });
+
+  it('reads from inside a batch, and cuts a batch at the limit, the same from memory and from the table', () => {
+    const log = new SqliteEventLog(database);
+    const events = Array.from({ length: 9 }, (_, index) => registered(index));
+    log.append(events.slice(0, 5));
+    log.appendPrinted(printed(events.slice(5)));
+    const fromMemory = log.readAfter(2, 4);
+    expect(fromMemory).toEqual(fromTable(2, 4));
+    expect(fromMemory.map((entry) => entry.position)).toEqual([3, 4, 5, 6]);
+    expect(fromMemory.map((entry) => entry.event.eventId)).toEqual(events.slice(2, 6).map((event) => event.eventId));
+    expect(fromTable(6, 100).map((entry) => entry.event.eventId)).toEqual(
+      events.slice(6).map((event) => event.eventId),
+    );
+    expect(new SqliteEventLog(database).lastPosition()).toBe(9);
+    expect(new SqliteEventLog(database).count()).toBe(9);
+  });
+
+  it('stores a retried batch without the events already logged, at the next positions', () => {
+    const log = new SqliteEventLog(database);
+    const [first, second, third] = [registered(1), registered(2), registered(3)];
+    log.append([first!, second!]);
+    log.appendPrinted(printed([second!, third!, third!]));
+    expect(fromTable(0, 100).map((entry) => [entry.position, entry.event.eventId])).toEqual([
+      [1, first!.eventId],
+      [2, second!.eventId],
+      [3, third!.eventId],
+    ]);
+    log.appendPrinted(printed([first!]));
+    expect(log.lastPosition()).toBe(3);
+  });
+
+  it('shows one row per event in the view `events`, by position, id and type', () => {
+    const log = new SqliteEventLog(database);
+    const events = [registered(1), registered(2), registered(3)];
+    log.append(events.slice(0, 2));
+    log.append(events.slice(2));
+    const rows = database
+      .prepare('SELECT position, event_id, stream, type, payload FROM events ORDER BY position')
+      .all();
+    expect(rows).toEqual(
+      events.map((event, index) => ({
+        position: index + 1,
+        event_id: event.eventId,
+        stream: 'entity',
+        type: 'user.registered',
+        payload: JSON.stringify(event),
+      })),
+    );
+  });
+
+  it('refuses an append that is not a JSON array of events, and stores nothing', () => {
+    const log = new SqliteEventLog(database);
+    expect(() => log.appendPrinted(JSON.stringify(registered(1)))).toThrow(/JSON array/);
+    expect(() => log.appendPrinted('[{"eventId":')).toThrow(/JSON/);
+    expect(log.lastPosition()).toBe(0);
   });
 });

@@ -33,7 +33,7 @@ export async function createEmbeddedStores(
     mode: 'embedded',
     events: {
       append: (events: readonly GatewayEvent[]) =>
-        thread.call<void>({ method: 'append', lines: events.map((event) => JSON.stringify(event)).join('\n') }),
+        thread.call<void>({ method: 'append', events: JSON.stringify(events) }),
     },
     lookups,
     rateLimiter: new MemoryRateLimiter(),

@@ -14,12 +14,12 @@ const BATCH = 5000;
 export function rebuildEmbedded(dataDirectory: string, progress: (applied: number, total: number) => void): number {
   const database = openDatabase(dataDirectory);
   try {
-    const total = database.prepare('SELECT count(*) FROM events').pluck().get() as number;
+    const events = new SqliteEventLog(database);
+    const total = events.count();
     database.transaction(() => {
       for (const table of projectionTables) database.exec(`DROP TABLE IF EXISTS ${table}`);
       database.exec(projectionSchema);
     })();
-    const events = new SqliteEventLog(database);
     const writer = new SqliteProjectionWriter(database, new MemoryLookups());
     let applied = 0;
     for (;;) {

@@ -2,26 +2,10 @@
  * @module stores/embedded/schema
  * The embedded store is one SQLite file: the event log and every projection side by side, so a
  * projection batch and its checkpoint commit in one transaction (exactly-once without a broker).
- * Dropping the projection tables and replaying `events` rebuilds them. Tables and columns added after
+ * Dropping the projection tables and replaying the log (event-log-schema.ts) rebuilds them. Tables and columns added after
  * the first release are also created, and filled from the existing data, by usage-migration.ts.
  */
 import { rollupTableDefinition, usageRollups } from './usage-rollups.ts';
-
-export const eventLogSchema = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id TEXT NOT NULL UNIQUE,
-  stream TEXT NOT NULL,
-  type TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  partition_key TEXT NOT NULL,
-  occurred_at TEXT NOT NULL,
-  payload TEXT NOT NULL
-);
--- No query reads the log by stream and time (the projector reads by position), and every append paid
--- for the index; files made before it was dropped lose it here.
-DROP INDEX IF EXISTS events_stream_occurred;
-`;
 
 export const projectionSchema = `
 CREATE TABLE IF NOT EXISTS projection_checkpoint (

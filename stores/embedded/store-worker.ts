@@ -65,7 +65,7 @@ function scheduleProjection(delayMs = 0): void {
 async function handle(request: StoreRequest): Promise<unknown> {
   switch (request.method) {
     case 'append':
-      engine.appendLines(request.lines);
+      engine.appendPrinted(request.events);
       scheduleProjection(PROJECTION_DELAY_MS);
       return undefined;
     case 'sync':

@@ -9,8 +9,8 @@ import type { UsageLogsQuery, UsageOverviewQuery } from '../../contracts/console
 import type { LookupChange } from './engine.ts';
 
 export type StoreCall =
-  /** the events as JSON, one per line: a string crosses threads far cheaper than a structured clone */
-  | { method: 'append'; lines: string }
+  /** the events as one JSON array: a string crosses threads far cheaper than a structured clone */
+  | { method: 'append'; events: string }
   | { method: 'sync' }
   | { method: 'overview'; query: UsageOverviewQuery & { userId: string | null } }
   | { method: 'logs'; query: UsageLogsQuery & { userId: string | null } }

@@ -1,0 +1,55 @@
+/**
+ * @module stores/embedded/event-log-schema
+ * The embedded event log's tables. Events are stored as the batches they were appended in (as a Kafka
+ * broker stores record batches): one row per append, holding the events as one JSON array, with the
+ * position of its first event; its events take the positions after it, one each. A row per event cost
+ * the store worker about twice as much per event (the row, its key, its columns), and the projector
+ * reads the log in order anyway. Each event id is kept in `event_ids`, so appends stay idempotent by
+ * event id. The view `events` shows one row per event, for analysts and tests that query by type.
+ */
+import type { SqliteDatabase } from './database.ts';
+
+const tables = `
+CREATE TABLE IF NOT EXISTS event_batches (
+  first_position INTEGER PRIMARY KEY,
+  event_count INTEGER NOT NULL,
+  payload TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS event_ids (
+  event_id TEXT PRIMARY KEY
+) WITHOUT ROWID;
+`;
+
+// Streams as contracts/events streamOf() names them; a view cannot call it.
+const view = `
+CREATE VIEW IF NOT EXISTS events AS
+SELECT batch.first_position + entry.key AS position,
+  json_extract(entry.value, '$.eventId') AS event_id,
+  CASE WHEN json_extract(entry.value, '$.type') IN ('request.completed', 'usage.recorded')
+    THEN 'traffic' ELSE 'entity' END AS stream,
+  json_extract(entry.value, '$.type') AS type,
+  json_extract(entry.value, '$.version') AS version,
+  json_extract(entry.value, '$.occurredAt') AS occurred_at,
+  entry.value AS payload
+FROM event_batches AS batch, json_each(batch.payload) AS entry;
+`;
+
+/**
+ * Creates the log's tables and view. A file from before batches has a table `events` with one row per
+ * event; its rows become batches of one at the same positions (so the projection checkpoint still
+ * points at the same event), in one transaction, before the view takes the table's name.
+ */
+export function prepareEventLog(database: SqliteDatabase): void {
+  database.exec(tables);
+  const legacy = database.prepare("SELECT type FROM sqlite_master WHERE name = 'events'").pluck().get();
+  if (legacy === 'table') {
+    database.transaction(() => {
+      database.exec(`
+        INSERT OR IGNORE INTO event_ids (event_id) SELECT event_id FROM events;
+        INSERT INTO event_batches (first_position, event_count, payload)
+          SELECT position, 1, '[' || payload || ']' FROM events ORDER BY position;
+        DROP TABLE events;`);
+    })();
+  }
+  database.exec(view);
+}
