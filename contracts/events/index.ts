@@ -36,7 +36,8 @@ export type GatewayEvent = z.infer<typeof gatewayEventSchema>;
 export type GatewayEventType = GatewayEvent['type'];
 export type EventOfType<Type extends GatewayEventType> = Extract<GatewayEvent, { type: Type }>;
 
-const trafficTypes: ReadonlySet<GatewayEventType> = new Set(['request.completed', 'usage.recorded']);
+/** The event types of the traffic stream; every other type is an entity event. */
+export const trafficTypes: ReadonlySet<GatewayEventType> = new Set(['request.completed', 'usage.recorded']);
 
 export function streamOf(type: GatewayEventType): EventStream {
   return trafficTypes.has(type) ? 'traffic' : 'entity';

@@ -7,6 +7,7 @@
  * reads the log in order anyway. Each event id is kept in `event_ids`, so appends stay idempotent by
  * event id. The view `events` shows one row per event, for analysts and tests that query by type.
  */
+import { trafficTypes } from '../../contracts/events/index.ts';
 import type { SqliteDatabase } from './database.ts';
 
 const tables = `
@@ -20,12 +21,13 @@ CREATE TABLE IF NOT EXISTS event_ids (
 ) WITHOUT ROWID;
 `;
 
-// Streams as contracts/events streamOf() names them; a view cannot call it.
+// The stream as streamOf() names it, spelled in SQL from the same list: a view cannot call it.
+const trafficTypeList = [...trafficTypes].map((type) => `'${type}'`).join(', ');
 const view = `
 CREATE VIEW IF NOT EXISTS events AS
 SELECT batch.first_position + entry.key AS position,
   json_extract(entry.value, '$.eventId') AS event_id,
-  CASE WHEN json_extract(entry.value, '$.type') IN ('request.completed', 'usage.recorded')
+  CASE WHEN json_extract(entry.value, '$.type') IN (${trafficTypeList})
     THEN 'traffic' ELSE 'entity' END AS stream,
   json_extract(entry.value, '$.type') AS type,
   json_extract(entry.value, '$.version') AS version,

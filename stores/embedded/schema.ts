@@ -2,8 +2,9 @@
  * @module stores/embedded/schema
  * The embedded store is one SQLite file: the event log and every projection side by side, so a
  * projection batch and its checkpoint commit in one transaction (exactly-once without a broker).
- * Dropping the projection tables and replaying the log (event-log-schema.ts) rebuilds them. Tables and columns added after
- * the first release are also created, and filled from the existing data, by usage-migration.ts.
+ * Dropping the projection tables and replaying the log (event-log-schema.ts) rebuilds them. Tables
+ * and columns added after the first release are also created, and filled from the existing data, by
+ * usage-migration.ts.
  */
 import { rollupTableDefinition, usageRollups } from './usage-rollups.ts';
 
