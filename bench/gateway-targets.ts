@@ -1,8 +1,9 @@
 /**
  * @module bench/gateway-targets
  * (c) This gateway as it ships: the bundle `npm start` runs (built at the start of every bench run),
- * with the Node flags of package.json's start script, on a fresh DATA_DIR, with an OpenAI and an
- * Anthropic channel on the fake upstream and a user and key created through the console API. In the
+ * with the environment and Node flags of package.json's start script, on a fresh DATA_DIR, with an
+ * OpenAI and an Anthropic channel on the fake upstream and a user and key created through the console
+ * API. In the
  * cluster the gateway runs its serving role (`--role=gateway`) beside a projector process, as a
  * deployment would; the gateway's own process is the one measured.
  */
@@ -93,7 +94,9 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
     },
     async start(context) {
       const directory = mkdtempSync(path.join(WORK, 'tmp', `gateway-${mode}-`));
+      const start = startCommand();
       const environment: Record<string, string> = {
+        ...start.environment,
         DATA_DIR: directory,
         GATEWAY_CONFIG: gatewayConfig(directory, context.upstreamUrl),
         HOST: '127.0.0.1',
@@ -117,7 +120,7 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
       const child = spawnCommand(
         `gateway-${mode}`,
         process.execPath,
-        [...startFlags(), ...profile, process.env.BENCH_GATEWAY_BUNDLE ?? GATEWAY_BUNDLE, ...role],
+        [...start.flags, ...profile, process.env.BENCH_GATEWAY_BUNDLE ?? GATEWAY_BUNDLE, ...role],
         {
           env: environment,
         },
@@ -128,7 +131,7 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
         await waitForHttp(`${origin}/readyz`, child, 60_000);
         if (mode === 'cluster') {
           children.push(
-            spawnCommand('projector', process.execPath, [...startFlags(), PROJECTOR_BUNDLE], { env: environment }),
+            spawnCommand('projector', process.execPath, [...start.flags, PROJECTOR_BUNDLE], { env: environment }),
           );
         }
       } catch (error) {
@@ -158,12 +161,22 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
 const GATEWAY_BUNDLE = path.join(ROOT, 'dist/gateway/main.js');
 const PROJECTOR_BUNDLE = path.join(ROOT, 'dist/projector/main.js');
 
-/** The Node flags `npm start` runs the bundle with (package.json), so the bench runs it the same way. */
-function startFlags(): string[] {
+/**
+ * The environment and Node flags `npm start` runs the bundle with (package.json: `NAME=value … node
+ * --flag … dist/gateway/main.js`), so the bench runs it the same way.
+ */
+function startCommand(): { environment: Record<string, string>; flags: string[] } {
   const start: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  const flags = /\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/gateway\/main\.js/.exec(start);
-  if (!flags) throw new Error(`package.json's start script does not run dist/gateway/main.js with node: ${start}`);
-  return flags[1]!.trim().split(/\s+/).filter(Boolean);
+  const command = /((?:\b[A-Z_]+=\S+\s+)*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/gateway\/main\.js/.exec(start);
+  if (!command) throw new Error(`package.json's start script does not run dist/gateway/main.js with node: ${start}`);
+  const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
+  const environment = Object.fromEntries(
+    words(command[1]!).map((assignment) => [
+      assignment.slice(0, assignment.indexOf('=')),
+      assignment.slice(assignment.indexOf('=') + 1),
+    ]),
+  );
+  return { environment, flags: words(command[2]!) };
 }
 
 export const gatewayEmbeddedTarget = gatewayTarget('embedded');
