@@ -70,6 +70,12 @@ export class RollupWriter {
 export class RollupBatch {
   readonly #tables: ReadonlyArray<{ table: RollupTable; upsert: ReturnType<SqliteDatabase['prepare']> }>;
   readonly #pending: Array<Map<string, Pending>>;
+  /**
+   * The deltas (one per rollup table) each set of coordinates adds to. A batch has few distinct
+   * coordinates and two changes per request, so the rows of each table are found once per set, not
+   * once per change and table.
+   */
+  readonly #deltasByCoordinates = new Map<string, TrafficDelta[]>();
 
   constructor(tables: ReadonlyArray<{ table: RollupTable; upsert: ReturnType<SqliteDatabase['prepare']> }>) {
     this.#tables = tables;
@@ -78,14 +84,14 @@ export class RollupBatch {
 
   /** Adds one request's call (its status and latency) to every rollup. */
   addCall(coordinates: RollupKey, failed: boolean, latencyMs: number): void {
-    this.#add(coordinates, (delta) => {
+    const bucket = latencyBucketOf(latencyMs);
+    for (const delta of this.#deltas(coordinates)) {
       delta.calls += 1;
       delta.errors += failed ? 1 : 0;
       delta.latency_ms_sum += latencyMs;
       delta.histogram ??= new Map();
-      const bucket = latencyBucketOf(latencyMs);
       delta.histogram.set(bucket, (delta.histogram.get(bucket) ?? 0) + 1);
-    });
+    }
   }
 
   /** Adds one request's token accounting to every rollup. */
@@ -93,33 +99,40 @@ export class RollupBatch {
     coordinates: RollupKey,
     tokens: { prompt: number; completion: number; cached: number; reasoning: number },
   ): void {
-    this.#add(coordinates, (delta) => {
+    for (const delta of this.#deltas(coordinates)) {
       delta.prompt_tokens += tokens.prompt;
       delta.completion_tokens += tokens.completion;
       delta.cached_tokens += tokens.cached;
       delta.reasoning_tokens += tokens.reasoning;
-    });
+    }
   }
 
-  #add(coordinates: RollupKey, change: (delta: TrafficDelta) => void): void {
-    const values: Record<Dimension, string | number> = {
-      user_id: coordinates.userId,
-      token_id: coordinates.tokenId,
-      model: coordinates.model,
-      channel_id: coordinates.channelId,
-      hour: coordinates.hour,
-      day: coordinates.hour - (coordinates.hour % DAY_MS),
-    };
-    this.#tables.forEach(({ table }, index) => {
-      const key = table.dimensions.map((dimension) => values[dimension]);
-      const id = key.join('\u0000');
-      let pending = this.#pending[index]!.get(id);
-      if (!pending) {
-        pending = { key, delta: emptyDelta() };
-        this.#pending[index]!.set(id, pending);
-      }
-      change(pending.delta);
-    });
+  #deltas(coordinates: RollupKey): TrafficDelta[] {
+    const { userId, tokenId, model, channelId, hour } = coordinates;
+    const id = `${userId}\u0000${tokenId}\u0000${model}\u0000${channelId}\u0000${hour}`;
+    let deltas = this.#deltasByCoordinates.get(id);
+    if (!deltas) {
+      const values: Record<Dimension, string | number> = {
+        user_id: userId,
+        token_id: tokenId,
+        model,
+        channel_id: channelId,
+        hour,
+        day: hour - (hour % DAY_MS),
+      };
+      deltas = this.#tables.map(({ table }, index) => {
+        const key = table.dimensions.map((dimension) => values[dimension]);
+        const rowId = key.join('\u0000');
+        let pending = this.#pending[index]!.get(rowId);
+        if (!pending) {
+          pending = { key, delta: emptyDelta() };
+          this.#pending[index]!.set(rowId, pending);
+        }
+        return pending.delta;
+      });
+      this.#deltasByCoordinates.set(id, deltas);
+    }
+    return deltas;
   }
 
   /** Writes one upsert per rollup row the batch changed. */
@@ -132,5 +145,6 @@ export class RollupBatch {
       }
       this.#pending[index]!.clear();
     });
+    this.#deltasByCoordinates.clear();
   }
 }
