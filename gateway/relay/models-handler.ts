@@ -23,7 +23,7 @@ export async function handleModels(
   const requestId = requestIdOf(request);
   response.setHeader('x-request-id', requestId);
   try {
-    const { token } = await authenticateKey(
+    const { token } = authenticateKey(
       endpoint.keyOf(request.headers),
       dependencies.lookups,
       dependencies.hashingKey,

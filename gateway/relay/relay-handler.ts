@@ -77,7 +77,8 @@ export async function handleRelay(
   let limited: { key: string; estimate: number } | null = null;
   try {
     refuseWhenEventsBehind(dependencies.publisher.depth, dependencies.eventQueueLimit);
-    const { token } = await authenticateKey(
+    // Synchronous (the lookups are in memory): no await, so no microtask hop before the body is read.
+    const { token } = authenticateKey(
       endpoint.keyOf(request.headers),
       dependencies.lookups,
       dependencies.hashingKey,
