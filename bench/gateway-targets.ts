@@ -3,9 +3,8 @@
  * (c) This gateway as it ships: the bundle `npm start` runs (built at the start of every bench run),
  * with the environment and Node flags of package.json's start script, on a fresh DATA_DIR, with an
  * OpenAI and an Anthropic channel on the fake upstream and a user and key created through the console
- * API. In the
- * cluster the gateway runs its serving role (`--role=gateway`) beside a projector process, as a
- * deployment would; the gateway's own process is the one measured.
+ * API. In the cluster the gateway runs its serving role (`--role=gateway`) beside a projector
+ * process, as a deployment would; the gateway's own process is the one measured.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
