@@ -21,7 +21,7 @@ export class SqliteEventLog {
    * The events this process appended, in log order, not yet read by the projector: it takes them
    * from here instead of reading back and parsing again what it was just given. Only a run of
    * consecutive positions is kept; anything else (a gap, a projector far behind) empties it, and
-   * the projector reads from the table as before.
+   * the projector reads the batches back from `event_batches`.
    */
   #tail: PositionedEvent[] = [];
   readonly #appendBatch;
