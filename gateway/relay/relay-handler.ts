@@ -239,20 +239,19 @@ async function relayOnce(
   // Client-chosen names can appear in a warning; a header carries printable ASCII only.
   if (warnings.length) response.setHeader('x-gateway-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
   const started = performance.now();
-  const upstream = await dependencies.upstream.send(built.upstream, signal, route.channel);
-  attempt.status = upstream.statusCode;
-  attempt.latencyMs = performance.now() - started;
-  if (upstream.statusCode < 400) dependencies.breakers?.onSuccess(route.channel.channelId);
-  if (upstream.statusCode >= 400) {
-    const text = (await upstream.body.text()).slice(0, MAX_ERROR_BODY);
-    const retryAfter = upstream.headers['retry-after'];
-    throw upstreamError(upstream.statusCode, text, typeof retryAfter === 'string' ? retryAfter : undefined);
-  }
   if (!record.stream) {
-    const bytes = Buffer.from(await upstream.body.arrayBuffer());
+    const reply = await dependencies.upstream.sendBuffered(built.upstream, signal, route.channel);
+    noteAnswer(reply.statusCode, started, attempt, route, dependencies);
+    if (reply.statusCode >= 400) {
+      throw upstreamError(
+        reply.statusCode,
+        reply.body.toString('utf8', 0, MAX_ERROR_BODY),
+        reply.header('retry-after'),
+      );
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(bytes.toString('utf8'));
+      parsed = JSON.parse(reply.body.toString('utf8'));
     } catch {
       throw new UpstreamCallError('upstream', 'The upstream provider returned a response that is not valid JSON.', 502);
     }
@@ -261,10 +260,17 @@ async function relayOnce(
     record.usage = reading.usage ?? estimateUsage(body, reading.completionText);
     record.usageSource = reading.usage ? 'upstream' : 'estimated';
     record.markFirstToken();
-    const out = reading.clientBody === undefined ? bytes : Buffer.from(JSON.stringify(reading.clientBody));
+    const out = reading.clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(reading.clientBody));
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': out.length });
     response.end(out);
     return;
+  }
+  const upstream = await dependencies.upstream.send(built.upstream, signal, route.channel);
+  noteAnswer(upstream.statusCode, started, attempt, route, dependencies);
+  if (upstream.statusCode >= 400) {
+    const text = (await upstream.body.text()).slice(0, MAX_ERROR_BODY);
+    const retryAfter = upstream.headers['retry-after'];
+    throw upstreamError(upstream.statusCode, text, typeof retryAfter === 'string' ? retryAfter : undefined);
   }
   const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
   response.writeHead(200, {
@@ -291,6 +297,19 @@ async function relayOnce(
     if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
   }
   response.end();
+}
+
+/** The attempt's answer: its status and time for the retry chain, a success for the channel's breaker. */
+function noteAnswer(
+  statusCode: number,
+  started: number,
+  attempt: { status: number; latencyMs: number },
+  route: Route,
+  dependencies: RelayDependencies,
+): void {
+  attempt.status = statusCode;
+  attempt.latencyMs = performance.now() - started;
+  if (statusCode < 400) dependencies.breakers?.onSuccess(route.channel.channelId);
 }
 
 function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record: RequestRecord, error: unknown): void {

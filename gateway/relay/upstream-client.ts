@@ -6,6 +6,7 @@
 
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from 'undici';
+import { type BufferedReply, BufferedReplyHandler } from './buffered-reply.ts';
 import type { ClientAbort } from './client-abort.ts';
 import { UpstreamCallError } from './errors.ts';
 
@@ -76,6 +77,32 @@ export class UpstreamClient {
     } catch (error) {
       throw transportError(error);
     }
+  }
+
+  /**
+   * The same call, its reply read whole (buffered-reply.ts): for non-streamed requests, which need the
+   * whole body before they answer. Rejects with undici's error as it is; `transportError` words it.
+   */
+  sendBuffered(
+    upstream: UpstreamRequest,
+    signal: ClientAbort,
+    timeouts: UpstreamTimeouts = {},
+  ): Promise<BufferedReply> {
+    const { origin, path } = splitUrl(upstream.url);
+    return new Promise<BufferedReply>((resolve, reject) => {
+      this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs).dispatch(
+        {
+          origin,
+          path,
+          method: 'POST',
+          headers: upstream.headers,
+          body: upstream.body,
+          headersTimeout: timeouts.firstByteTimeoutMs ?? this.#options.headersTimeoutMs,
+          bodyTimeout: timeouts.idleTimeoutMs ?? this.#options.idleTimeoutMs,
+        },
+        new BufferedReplyHandler(signal, { resolve, reject }),
+      );
+    });
   }
 
   async close(): Promise<void> {

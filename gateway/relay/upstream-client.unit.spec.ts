@@ -44,3 +44,84 @@ describe('ClientAbort as an undici signal', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 });
+
+describe('sendBuffered: the reply read whole', () => {
+  async function serve(handler: Parameters<typeof createServer>[1]) {
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
+    const client = new UpstreamClient({ headersTimeoutMs: 30_000, idleTimeoutMs: 30_000 });
+    const close = async () => {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    };
+    return { url, client, close };
+  }
+
+  it('joins a body sent in several chunks, and finds headers by name in any case', async () => {
+    const { url, client, close } = await serve((request, response) => {
+      let received = '';
+      request.on('data', (chunk) => (received += chunk));
+      request.on('end', () => {
+        response.writeHead(429, { 'Retry-After': '7', 'content-type': 'application/json' });
+        response.write('{"echo":');
+        setTimeout(() => response.end(`${JSON.stringify(received)},"tail":"é"}`), 20);
+      });
+    });
+    try {
+      const reply = await client.sendBuffered({ url, headers: {}, body: '{"model":"m"}' }, new ClientAbort());
+      expect(reply.statusCode).toBe(429);
+      expect(reply.header('retry-after')).toBe('7');
+      expect(reply.header('x-absent')).toBeUndefined();
+      expect(JSON.parse(reply.body.toString('utf8'))).toEqual({ echo: '{"model":"m"}', tail: 'é' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('ends a call still waiting for the upstream when the client goes, and leaves no listener behind', async () => {
+    const { url, client, close } = await serve(() => {
+      // never answers
+    });
+    try {
+      const abort = new ClientAbort();
+      const call = client.sendBuffered({ url, headers: {}, body: '{}' }, abort);
+      setTimeout(() => abort.abort(), 50);
+      const started = performance.now();
+      await expect(call).rejects.toMatchObject({ code: 'UND_ERR_ABORTED' });
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(abort.listenerCount('abort')).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it('does not start a call whose client has already gone', async () => {
+    let reached = false;
+    const { url, client, close } = await serve((_request, response) => {
+      reached = true;
+      response.end('{}');
+    });
+    try {
+      const abort = new ClientAbort();
+      abort.abort();
+      await expect(client.sendBuffered({ url, headers: {}, body: '{}' }, abort)).rejects.toMatchObject({
+        code: 'UND_ERR_ABORTED',
+      });
+      expect(reached).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+
+  it('rejects with the transport error when the upstream cannot be reached', async () => {
+    const { url, close } = await serve(() => {});
+    await close();
+    const client = new UpstreamClient({ headersTimeoutMs: 30_000, idleTimeoutMs: 30_000 });
+    await expect(client.sendBuffered({ url, headers: {}, body: '{}' }, new ClientAbort())).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    await client.close();
+  });
+});
