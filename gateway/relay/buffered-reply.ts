@@ -91,7 +91,7 @@ export class BufferedReplyHandler implements Dispatcher.DispatchHandler {
 }
 
 /** Raw headers alternate name and value; names are compared without regard to case. */
-function headerOf(rawHeaders: Buffer[], name: string): string | undefined {
+export function headerOf(rawHeaders: Buffer[], name: string): string | undefined {
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     if (rawHeaders[index]!.toString('latin1').toLowerCase() === name) return rawHeaders[index + 1]!.toString('latin1');
   }

@@ -4,15 +4,14 @@
  * to the provider's stream relay, written as soon as it is ready, with backpressure (a slow client
  * pauses the upstream read instead of growing a buffer).
  */
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import type { StreamRelay } from '../providers/provider.ts';
 import type { RequestRecord } from './request-record.ts';
+import type { StreamedReply } from './streamed-reply.ts';
 
 export async function pipeStream(
-  upstreamBody: Readable,
+  upstream: StreamedReply,
   response: ServerResponse,
   relay: StreamRelay,
   record: RequestRecord,
@@ -32,11 +31,21 @@ export async function pipeStream(
     },
   });
   const decoder = new TextDecoder();
-  for await (const chunk of upstreamBody) {
-    parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-    // A client that disconnects while we wait never drains: wait for either.
-    if (response.writableNeedDrain) await Promise.race([once(response, 'drain'), once(response, 'close')]);
-    if (response.destroyed) return;
-  }
+  let waitingForDrain = false;
+  const resume = () => {
+    waitingForDrain = false;
+    upstream.resume();
+  };
+  await upstream.consume((chunk) => {
+    // A client that went away ends the upstream call through the client abort; read no further.
+    if (response.destroyed) return false;
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (!response.writableNeedDrain) return true;
+    if (!waitingForDrain) {
+      waitingForDrain = true;
+      response.once('drain', resume);
+    }
+    return false;
+  });
   parser.feed(decoder.decode());
 }

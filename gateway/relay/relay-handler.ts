@@ -265,12 +265,13 @@ async function relayOnce(
     response.end(out);
     return;
   }
-  const upstream = await dependencies.upstream.send(built.upstream, signal, route.channel);
+  const upstream = await dependencies.upstream.sendStreamed(built.upstream, signal, route.channel);
   noteAnswer(upstream.statusCode, started, attempt, route, dependencies);
   if (upstream.statusCode >= 400) {
-    const text = (await upstream.body.text()).slice(0, MAX_ERROR_BODY);
-    const retryAfter = upstream.headers['retry-after'];
-    throw upstreamError(upstream.statusCode, text, typeof retryAfter === 'string' ? retryAfter : undefined);
+    const chunks: Buffer[] = [];
+    await upstream.consume((chunk) => chunks.push(chunk) > 0);
+    const text = Buffer.concat(chunks).toString('utf8', 0, MAX_ERROR_BODY);
+    throw upstreamError(upstream.statusCode, text, upstream.header('retry-after'));
   }
   const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
   response.writeHead(200, {
@@ -284,7 +285,7 @@ async function relayOnce(
   // stream open.
   const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
   try {
-    await pipeStream(upstream.body, response, relay, record, () => clearTimeout(flushHeaders));
+    await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders));
     // A converted stream that ended without its end event still closes in the client's format.
     const tail = finishFrames(relay);
     if (tail) response.write(tail);

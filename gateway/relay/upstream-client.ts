@@ -1,7 +1,7 @@
 /**
  * @module gateway/relay/upstream-client
- * Calls an upstream over a shared keep-alive pool (undici). Transport failures become
- * UpstreamCallErrors with status 0, so the caller can tell them from provider answers.
+ * Calls an upstream over a shared keep-alive pool (undici). `transportError` turns transport failures
+ * into UpstreamCallErrors with status 0, so the caller can tell them from provider answers.
  */
 
 import type { Dispatcher } from 'undici';
@@ -9,6 +9,7 @@ import { Agent, errors } from 'undici';
 import { type BufferedReply, BufferedReplyHandler } from './buffered-reply.ts';
 import type { ClientAbort } from './client-abort.ts';
 import { UpstreamCallError } from './errors.ts';
+import { type StreamedReply, StreamedReplyHandler } from './streamed-reply.ts';
 
 export interface UpstreamRequest {
   url: string;
@@ -55,54 +56,47 @@ export class UpstreamClient {
     return agent;
   }
 
-  async send(
-    upstream: UpstreamRequest,
-    signal: ClientAbort | AbortSignal,
-    timeouts: UpstreamTimeouts = {},
-  ): Promise<Dispatcher.ResponseData> {
-    const { origin, path } = splitUrl(upstream.url);
-    try {
-      // The agent's own request method with origin and path: undici's top-level request(url) parses
-      // the URL again for every call.
-      return await this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs).request({
-        origin,
-        path,
-        method: 'POST',
-        headers: upstream.headers,
-        body: upstream.body,
-        signal,
-        headersTimeout: timeouts.firstByteTimeoutMs ?? this.#options.headersTimeoutMs,
-        bodyTimeout: timeouts.idleTimeoutMs ?? this.#options.idleTimeoutMs,
-      });
-    } catch (error) {
-      throw transportError(error);
-    }
-  }
-
   /**
-   * The same call, its reply read whole (buffered-reply.ts): for non-streamed requests, which need the
-   * whole body before they answer. Rejects with undici's error as it is; `transportError` words it.
+   * A call whose reply is read whole (buffered-reply.ts): for non-streamed requests, which need the
+   * whole body before they answer. Both calls go through the agent's dispatcher with origin and path
+   * (undici's top-level functions parse the URL again for every call), and reject with undici's error
+   * as it is; `transportError` words it.
    */
   sendBuffered(
     upstream: UpstreamRequest,
     signal: ClientAbort,
     timeouts: UpstreamTimeouts = {},
   ): Promise<BufferedReply> {
-    const { origin, path } = splitUrl(upstream.url);
     return new Promise<BufferedReply>((resolve, reject) => {
-      this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs).dispatch(
-        {
-          origin,
-          path,
-          method: 'POST',
-          headers: upstream.headers,
-          body: upstream.body,
-          headersTimeout: timeouts.firstByteTimeoutMs ?? this.#options.headersTimeoutMs,
-          bodyTimeout: timeouts.idleTimeoutMs ?? this.#options.idleTimeoutMs,
-        },
-        new BufferedReplyHandler(signal, { resolve, reject }),
-      );
+      this.#dispatch(upstream, timeouts, new BufferedReplyHandler(signal, { resolve, reject }));
     });
+  }
+
+  /** A call whose reply is relayed as it arrives (streamed-reply.ts): for streamed requests. */
+  sendStreamed(
+    upstream: UpstreamRequest,
+    signal: ClientAbort,
+    timeouts: UpstreamTimeouts = {},
+  ): Promise<StreamedReply> {
+    return new Promise<StreamedReply>((resolve, reject) => {
+      this.#dispatch(upstream, timeouts, new StreamedReplyHandler(signal, { resolve, reject }));
+    });
+  }
+
+  #dispatch(upstream: UpstreamRequest, timeouts: UpstreamTimeouts, handler: Dispatcher.DispatchHandler): void {
+    const { origin, path } = splitUrl(upstream.url);
+    this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs).dispatch(
+      {
+        origin,
+        path,
+        method: 'POST',
+        headers: upstream.headers,
+        body: upstream.body,
+        headersTimeout: timeouts.firstByteTimeoutMs ?? this.#options.headersTimeoutMs,
+        bodyTimeout: timeouts.idleTimeoutMs ?? this.#options.idleTimeoutMs,
+      },
+      handler,
+    );
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 /**
- * The upstream client's URL split (it calls undici with origin and path, not a URL to parse again)
- * and the abort handle undici takes as a signal.
+ * The upstream client's URL split (it calls undici with origin and path, not a URL to parse again),
+ * and its two calls on undici's dispatcher: the reply read whole, and the reply relayed as it arrives,
+ * each ended by the client's abort.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,27 +22,6 @@ describe('splitUrl', () => {
     ['https://host.example', 'https://host.example', '/'],
   ])('%s', (url, origin, path) => {
     expect(splitUrl(url)).toEqual({ origin, path });
-  });
-});
-
-describe('ClientAbort as an undici signal', () => {
-  it('ends a call still waiting for the upstream, as an aborted request', async () => {
-    const server = createServer(() => {
-      // never answers
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
-    const client = new UpstreamClient({ headersTimeoutMs: 30_000, idleTimeoutMs: 30_000 });
-    const abort = new ClientAbort();
-    const call = client.send({ url, headers: {}, body: '{}' }, abort);
-    setTimeout(() => abort.abort(), 50);
-    const started = performance.now();
-    await expect(call).rejects.toThrow();
-    expect(performance.now() - started).toBeLessThan(5_000);
-    expect(abort.aborted).toBe(true);
-    await client.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
   });
 });
 
@@ -123,5 +103,38 @@ describe('sendBuffered: the reply read whole', () => {
       code: 'ECONNREFUSED',
     });
     await client.close();
+  });
+});
+
+describe('sendStreamed: the reply relayed as it arrives', () => {
+  it('hands over the chunks in order, and ends the body when the client goes mid-stream', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'X-Upstream': 'yes' });
+      response.write('data: 1\n\n');
+      setTimeout(() => response.write('data: 2\n\n'), 20);
+      // never ends
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
+    const client = new UpstreamClient({ headersTimeoutMs: 30_000, idleTimeoutMs: 30_000 });
+    try {
+      const abort = new ClientAbort();
+      const reply = await client.sendStreamed({ url, headers: {}, body: '{}' }, abort);
+      expect(reply.statusCode).toBe(200);
+      expect(reply.header('x-upstream')).toBe('yes');
+      let text = '';
+      const body = reply.consume((chunk) => {
+        text += chunk.toString('utf8');
+        if (text.includes('data: 2')) abort.abort();
+        return true;
+      });
+      await expect(body).rejects.toMatchObject({ code: 'UND_ERR_ABORTED' });
+      expect(text).toBe('data: 1\n\ndata: 2\n\n');
+      expect(abort.listenerCount('abort')).toBe(0);
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,0 +1,127 @@
+/**
+ * @module gateway/relay/streamed-reply
+ * An upstream reply relayed as it arrives, for streamed requests: a handler on undici's dispatcher
+ * interface that hands each chunk of the body to the relay in the call that received it. undici's
+ * `request()` would wrap the body in a Readable, and reading that with an async iterator costs a
+ * promise and a microtask per chunk; here a full client socket pauses the upstream read directly
+ * (undici's `resume` starts it again).
+ */
+import type { Dispatcher } from 'undici';
+import { errors } from 'undici';
+import { headerOf } from './buffered-reply.ts';
+import type { ClientAbort } from './client-abort.ts';
+
+/** Takes one chunk of the body; false pauses the upstream until `resume()`. */
+export type ChunkSink = (chunk: Buffer) => boolean;
+
+export interface StreamedReply {
+  statusCode: number;
+  header(name: string): string | undefined;
+  /** Delivers the body's chunks to `sink`, in order; resolves when the body ends, rejects if it breaks. */
+  consume(sink: ChunkSink): Promise<void>;
+  /** Starts reading the upstream again after a sink returned false. */
+  resume(): void;
+}
+
+type Settle = { resolve: (reply: StreamedReply) => void; reject: (error: Error) => void };
+
+/** Legacy handler methods (onConnect … onError): the ones undici's HTTP/1 client calls without a wrapper. */
+export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
+  readonly #signal: ClientAbort;
+  #settleHeaders: Settle | null;
+  #abort: ((reason: Error) => void) | null = null;
+  #resume: (() => void) | null = null;
+  #listening = false;
+  /** Chunks that arrived before `consume` was called (the same socket read can carry headers and data). */
+  #early: Buffer[] = [];
+  #sink: ChunkSink | null = null;
+  #ended = false;
+  #failure: Error | null = null;
+  #settleBody: { resolve: () => void; reject: (error: Error) => void } | null = null;
+
+  constructor(signal: ClientAbort, settle: Settle) {
+    this.#signal = signal;
+    this.#settleHeaders = settle;
+  }
+
+  readonly #onClientAbort = (): void => {
+    this.#abort?.(new errors.RequestAbortedError());
+  };
+
+  onConnect(abort: (reason: Error) => void): void {
+    if (this.#signal.aborted) {
+      abort(new errors.RequestAbortedError());
+      return;
+    }
+    this.#abort = abort;
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#signal.on('abort', this.#onClientAbort);
+    }
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    // 1xx informational answers come before the real one.
+    if (statusCode < 200) return true;
+    this.#resume = resume;
+    const settle = this.#settleHeaders;
+    this.#settleHeaders = null;
+    settle?.resolve({
+      statusCode,
+      header: (name) => headerOf(rawHeaders, name),
+      consume: (sink) => this.#consume(sink),
+      resume: () => this.#resume?.(),
+    });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.#sink) return this.#sink(chunk);
+    this.#early.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.#stopListening();
+    this.#ended = true;
+    this.#settleBody?.resolve();
+  }
+
+  onError(error: Error): void {
+    this.#stopListening();
+    this.#failure = error;
+    if (this.#settleHeaders) {
+      this.#settleHeaders.reject(error);
+      this.#settleHeaders = null;
+    }
+    this.#settleBody?.reject(error);
+  }
+
+  #consume(sink: ChunkSink): Promise<void> {
+    if (this.#sink) return Promise.reject(new Error('The reply is already being consumed.'));
+    return new Promise<void>((resolve, reject) => {
+      this.#settleBody = { resolve, reject };
+      const early = this.#early;
+      this.#early = [];
+      try {
+        // A sink that is full asks for `resume` itself; the upstream pauses at its next chunk.
+        for (const chunk of early) sink(chunk);
+      } catch (error) {
+        // As undici does when a sink throws on a later chunk: the call ends with the error.
+        this.#abort?.(error as Error);
+        reject(error);
+        return;
+      }
+      this.#sink = sink;
+      if (this.#failure) reject(this.#failure);
+      else if (this.#ended) resolve();
+    });
+  }
+
+  #stopListening(): void {
+    if (this.#listening) {
+      this.#listening = false;
+      this.#signal.removeListener('abort', this.#onClientAbort);
+    }
+  }
+}
