@@ -25,6 +25,9 @@ export interface StreamedReply {
 
 type Settle = { resolve: (reply: StreamedReply) => void; reject: (error: Error) => void };
 
+/** Bytes kept before `consume` is called; past this the upstream read pauses until it is. */
+const EARLY_LIMIT = 64 * 1024;
+
 /** Legacy handler methods (onConnect … onError): the ones undici's HTTP/1 client calls without a wrapper. */
 export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
   readonly #signal: ClientAbort;
@@ -34,6 +37,7 @@ export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
   #listening = false;
   /** Chunks that arrived before `consume` was called (the same socket read can carry headers and data). */
   #early: Buffer[] = [];
+  #earlyBytes = 0;
   #sink: ChunkSink | null = null;
   #ended = false;
   #failure: Error | null = null;
@@ -78,7 +82,9 @@ export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     if (this.#sink) return this.#sink(chunk);
     this.#early.push(chunk);
-    return true;
+    this.#earlyBytes += chunk.length;
+    // Nothing reads the reply yet: hold the upstream rather than the whole body in memory.
+    return this.#earlyBytes < EARLY_LIMIT;
   }
 
   onComplete(): void {
@@ -115,6 +121,8 @@ export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
       this.#sink = sink;
       if (this.#failure) reject(this.#failure);
       else if (this.#ended) resolve();
+      else if (this.#earlyBytes >= EARLY_LIMIT) this.#resume?.();
+      this.#earlyBytes = 0;
     });
   }
 

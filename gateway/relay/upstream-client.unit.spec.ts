@@ -137,4 +137,37 @@ describe('sendStreamed: the reply relayed as it arrives', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('holds the upstream, not its whole body, until the reply is consumed', async () => {
+    const frames = 4_000;
+    let written = 0;
+    const server = createServer(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      while (written < frames) {
+        written++;
+        if (!response.write(`data: ${'y'.repeat(4096)}\n\n`))
+          await new Promise((resolve) => response.once('drain', resolve));
+      }
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
+    const client = new UpstreamClient({ headersTimeoutMs: 30_000, idleTimeoutMs: 30_000 });
+    try {
+      const reply = await client.sendStreamed({ url, headers: {}, body: '{}' }, new ClientAbort());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // 16 MB were ready upstream; a paused read leaves all but the socket buffers' worth of it there.
+      expect(written).toBeLessThan(frames / 2);
+      let bytes = 0;
+      await reply.consume((chunk) => {
+        bytes += chunk.length;
+        return true;
+      });
+      expect(bytes).toBe(frames * (4096 + 8));
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
