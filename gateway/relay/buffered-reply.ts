@@ -6,8 +6,8 @@
  * whole before it can answer pays for none of that here.
  */
 import type { Dispatcher } from 'undici';
-import { errors } from 'undici';
 import type { ClientAbort } from './client-abort.ts';
+import { headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
 
 export interface BufferedReply {
   statusCode: number;
@@ -18,37 +18,16 @@ export interface BufferedReply {
 
 type Settle = { resolve: (reply: BufferedReply) => void; reject: (error: Error) => void };
 
-/** Legacy handler methods (onConnect … onError): the ones undici's HTTP/1 client calls without a wrapper. */
-export class BufferedReplyHandler implements Dispatcher.DispatchHandler {
-  readonly #signal: ClientAbort;
+export class BufferedReplyHandler extends UpstreamCallHandler implements Dispatcher.DispatchHandler {
   readonly #settle: Settle;
   #chunks: Buffer[] = [];
   #size = 0;
   #statusCode = 0;
   #rawHeaders: Buffer[] = [];
-  #abort: ((reason: Error) => void) | null = null;
-  #listening = false;
 
   constructor(signal: ClientAbort, settle: Settle) {
-    this.#signal = signal;
+    super(signal);
     this.#settle = settle;
-  }
-
-  /** Ends the call with the client: undici then calls onError with the reason. */
-  readonly #onClientAbort = (): void => {
-    this.#abort?.(new errors.RequestAbortedError());
-  };
-
-  onConnect(abort: (reason: Error) => void): void {
-    if (this.#signal.aborted) {
-      abort(new errors.RequestAbortedError());
-      return;
-    }
-    this.#abort = abort;
-    if (!this.#listening) {
-      this.#listening = true;
-      this.#signal.on('abort', this.#onClientAbort);
-    }
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -67,7 +46,7 @@ export class BufferedReplyHandler implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    this.#stopListening();
+    this.stopWatching();
     const chunks = this.#chunks;
     const rawHeaders = this.#rawHeaders;
     this.#settle.resolve({
@@ -78,22 +57,7 @@ export class BufferedReplyHandler implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
-    this.#stopListening();
+    this.stopWatching();
     this.#settle.reject(error);
   }
-
-  #stopListening(): void {
-    if (this.#listening) {
-      this.#listening = false;
-      this.#signal.removeListener('abort', this.#onClientAbort);
-    }
-  }
-}
-
-/** Raw headers alternate name and value; names are compared without regard to case. */
-export function headerOf(rawHeaders: Buffer[], name: string): string | undefined {
-  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    if (rawHeaders[index]!.toString('latin1').toLowerCase() === name) return rawHeaders[index + 1]!.toString('latin1');
-  }
-  return undefined;
 }

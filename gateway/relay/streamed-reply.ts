@@ -7,9 +7,8 @@
  * (undici's `resume` starts it again).
  */
 import type { Dispatcher } from 'undici';
-import { errors } from 'undici';
-import { headerOf } from './buffered-reply.ts';
 import type { ClientAbort } from './client-abort.ts';
+import { headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
 
 /** Takes one chunk of the body; false pauses the upstream until `resume()`. */
 export type ChunkSink = (chunk: Buffer) => boolean;
@@ -28,13 +27,9 @@ type Settle = { resolve: (reply: StreamedReply) => void; reject: (error: Error) 
 /** Bytes kept before `consume` is called; past this the upstream read pauses until it is. */
 const EARLY_LIMIT = 64 * 1024;
 
-/** Legacy handler methods (onConnect … onError): the ones undici's HTTP/1 client calls without a wrapper. */
-export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
-  readonly #signal: ClientAbort;
+export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatcher.DispatchHandler {
   #settleHeaders: Settle | null;
-  #abort: ((reason: Error) => void) | null = null;
   #resume: (() => void) | null = null;
-  #listening = false;
   /** Chunks that arrived before `consume` was called (the same socket read can carry headers and data). */
   #early: Buffer[] = [];
   #earlyBytes = 0;
@@ -44,24 +39,8 @@ export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
   #settleBody: { resolve: () => void; reject: (error: Error) => void } | null = null;
 
   constructor(signal: ClientAbort, settle: Settle) {
-    this.#signal = signal;
+    super(signal);
     this.#settleHeaders = settle;
-  }
-
-  readonly #onClientAbort = (): void => {
-    this.#abort?.(new errors.RequestAbortedError());
-  };
-
-  onConnect(abort: (reason: Error) => void): void {
-    if (this.#signal.aborted) {
-      abort(new errors.RequestAbortedError());
-      return;
-    }
-    this.#abort = abort;
-    if (!this.#listening) {
-      this.#listening = true;
-      this.#signal.on('abort', this.#onClientAbort);
-    }
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -88,13 +67,13 @@ export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    this.#stopListening();
+    this.stopWatching();
     this.#ended = true;
     this.#settleBody?.resolve();
   }
 
   onError(error: Error): void {
-    this.#stopListening();
+    this.stopWatching();
     this.#failure = error;
     if (this.#settleHeaders) {
       this.#settleHeaders.reject(error);
@@ -114,7 +93,7 @@ export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
         for (const chunk of early) sink(chunk);
       } catch (error) {
         // As undici does when a sink throws on a later chunk: the call ends with the error.
-        this.#abort?.(error as Error);
+        this.abortCall(error as Error);
         reject(error);
         return;
       }
@@ -124,12 +103,5 @@ export class StreamedReplyHandler implements Dispatcher.DispatchHandler {
       else if (this.#earlyBytes >= EARLY_LIMIT) this.#resume?.();
       this.#earlyBytes = 0;
     });
-  }
-
-  #stopListening(): void {
-    if (this.#listening) {
-      this.#listening = false;
-      this.#signal.removeListener('abort', this.#onClientAbort);
-    }
   }
 }

@@ -1,0 +1,57 @@
+/**
+ * @module gateway/relay/upstream-call-handler
+ * What the two reply handlers (buffered-reply.ts, streamed-reply.ts) share: ending the upstream call
+ * when the client goes, through the abort function undici hands the handler, and reading a header
+ * from undici's raw header list.
+ */
+import { errors } from 'undici';
+import type { ClientAbort } from './client-abort.ts';
+
+/** Legacy handler methods (onConnect … onError): the ones undici's HTTP/1 client calls without a wrapper. */
+export abstract class UpstreamCallHandler {
+  readonly #signal: ClientAbort;
+  #abort: ((reason: Error) => void) | null = null;
+  #listening = false;
+
+  constructor(signal: ClientAbort) {
+    this.#signal = signal;
+  }
+
+  /** Ends the call with the client: undici then calls onError with the reason. */
+  readonly #onClientAbort = (): void => {
+    this.#abort?.(new errors.RequestAbortedError());
+  };
+
+  onConnect(abort: (reason: Error) => void): void {
+    if (this.#signal.aborted) {
+      abort(new errors.RequestAbortedError());
+      return;
+    }
+    this.#abort = abort;
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#signal.on('abort', this.#onClientAbort);
+    }
+  }
+
+  /** Ends the call with an error of the gateway's own (undici then calls onError with it). */
+  protected abortCall(error: Error): void {
+    this.#abort?.(error);
+  }
+
+  /** The call has ended, one way or the other: the client's abort no longer concerns it. */
+  protected stopWatching(): void {
+    if (this.#listening) {
+      this.#listening = false;
+      this.#signal.removeListener('abort', this.#onClientAbort);
+    }
+  }
+}
+
+/** Raw headers alternate name and value; names are compared without regard to case. */
+export function headerOf(rawHeaders: Buffer[], name: string): string | undefined {
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.toString('latin1').toLowerCase() === name) return rawHeaders[index + 1]!.toString('latin1');
+  }
+  return undefined;
+}
