@@ -17,8 +17,11 @@ export function checkContentType(request: IncomingMessage): void {
 }
 
 /**
- * The whole body, or a refusal once it passes the limit. Read with 'data' and 'end' listeners: an
- * async iterator over the request costs a few kilobytes and microseconds per request on the hot path.
+ * The whole body, or a refusal once it passes the limit. Read with 'data', 'end' and 'error'
+ * listeners: an async iterator over the request costs a few kilobytes and microseconds per request on
+ * the hot path. A client that leaves halfway needs no 'close' listener: Node destroys the request
+ * with an ECONNRESET error, emitted because an 'error' listener is attached. The listeners stay on
+ * after the promise settles (settling twice does nothing), which is cheaper than removing them.
  */
 export function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
@@ -26,36 +29,21 @@ export function readBody(request: IncomingMessage, limitBytes: number): Promise<
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const settle = (error: Error | null) => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('close', onClose);
-      if (error) reject(error);
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onData = (chunk: Buffer) => {
+    let refused = false;
+    request.on('data', (chunk: Buffer) => {
+      if (refused) return;
       size += chunk.length;
       if (size > limitBytes) {
         // Read no more of it; the refusal is sent with `connection: close`, which ends the socket.
+        refused = true;
         request.pause();
-        settle(tooLarge(limitBytes));
+        reject(tooLarge(limitBytes));
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => settle(null);
-    const onError = (error: Error) => settle(error);
-    const onClose = () => {
-      if (!request.complete)
-        settle(
-          Object.assign(new Error('The client closed the connection while sending the body.'), { code: 'ECONNRESET' }),
-        );
-    };
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', onError);
-    request.on('close', onClose);
+    });
+    request.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    request.on('error', reject);
   });
 }
 

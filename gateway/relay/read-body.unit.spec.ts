@@ -66,7 +66,7 @@ describe('readBody', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     request.destroy();
     const error = (await outcome) as Error;
-    // Node reports it as the request's 'error' (aborted, ECONNRESET), or as a close before the end.
+    // Node destroys the request with an 'aborted' error, ECONNRESET.
     expect(error).toBeInstanceOf(Error);
     expect((error as Error & { code?: string }).code).toBe('ECONNRESET');
   });
