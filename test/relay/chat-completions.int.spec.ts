@@ -239,6 +239,20 @@ describe('errors on /v1/chat/completions, in the OpenAI shape', () => {
     expect(error.message).toContain('no-such-model');
   });
 
+  it("names the gateway's request id on a reply, a stream and an error, where the SDK reads it", async () => {
+    const reply = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: hello }).withResponse();
+    const stream = await openai.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: hello, stream: true })
+      .withResponse();
+    for await (const _chunk of stream.data);
+    const error = await openai.chat.completions
+      .create({ model: 'no-such-model', messages: hello })
+      .catch((caught) => caught);
+    const ids = [reply.request_id, stream.request_id, error.requestID];
+    for (const id of ids) expect(id).toMatch(/^[\w.:-]{8,128}$/);
+    expect(new Set(ids).size).toBe(3);
+  });
+
   it.each([
     ['error-429', 429, OpenAI.RateLimitError],
     ['error-500', 502, OpenAI.InternalServerError],
