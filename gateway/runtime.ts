@@ -22,7 +22,7 @@ import { ChannelRouter } from './relay/channel-router.ts';
 import { CircuitBreakers } from './relay/circuit-breaker.ts';
 import { UpstreamClient } from './relay/upstream-client.ts';
 import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
-import { createGatewayServer, type ServerLifecycle } from './server.ts';
+import { createGatewayServer, newLifecycle, type ServerLifecycle } from './server.ts';
 
 const consoleRoot = path.join(PROJECT_ROOT, 'console');
 /** The built console when there is one, else the placeholder page. */
@@ -93,7 +93,7 @@ export async function createRuntime(
       (state === 'open' ? log.warn : log.info)('channel circuit breaker changed', { channelId, state }),
   });
   const metrics = new GatewayMetrics({ publisher, stores });
-  const lifecycle: ServerLifecycle = { inFlight: 0, draining: false, handlers: new Set() };
+  const lifecycle = newLifecycle();
   const consoleApp = createConsoleApp(context, {
     secureCookies: settings.secureCookies,
     consoleDirectory: CONSOLE_DIRECTORY,
@@ -144,10 +144,10 @@ export async function createRuntime(
       server.closeAllConnections();
       await closed;
       // Cut requests end within moments (their upstream call is aborted); their events must still go out.
-      await Promise.race([
-        Promise.allSettled([...lifecycle.handlers]),
-        new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
-      ]);
+      const handlersDeadline = Date.now() + 5_000;
+      while (lifecycle.relaying > 0 && Date.now() < handlersDeadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       await publisher.close();
       await upstream.close();
       await projector?.close();

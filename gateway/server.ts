@@ -25,7 +25,11 @@ export interface ServerLifecycle {
   /** set at shutdown: /readyz answers 503 so load balancers stop sending */
   draining: boolean;
   /** relay handlers still running (they publish the request's events when they end) */
-  handlers: Set<Promise<void>>;
+  relaying: number;
+}
+
+export function newLifecycle(): ServerLifecycle {
+  return { inFlight: 0, draining: false, relaying: 0 };
 }
 
 export interface GatewayServerOptions {
@@ -62,11 +66,22 @@ export function createGatewayServer(
   consoleApp: Express,
   options: GatewayServerOptions = {},
 ): Server {
-  const lifecycle = options.lifecycle ?? { inFlight: 0, draining: false, handlers: new Set() };
+  const lifecycle = options.lifecycle ?? newLifecycle();
+  const closed = () => lifecycle.inFlight--;
+  const relayEnded = () => lifecycle.relaying--;
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     lifecycle.inFlight++;
-    response.once('close', () => lifecycle.inFlight--);
     const path = pathOf(request.url);
+    if ((path === '/v1/chat/completions' || path === '/v1/messages') && request.method === 'POST') {
+      if (lifecycle.draining) response.setHeader('connection', 'close');
+      const endpoint = path === '/v1/messages' ? messagesEndpoint : chatCompletionsEndpoint;
+      // The relay's own `close` listener counts the response out (one listener, not two), and a
+      // counter rather than a set of promises tracks the handlers: both are per request on the hot path.
+      lifecycle.relaying++;
+      void handleRelay(endpoint, request, response, relay, closed).then(relayEnded);
+      return;
+    }
+    response.once('close', closed);
     if (path === '/metrics' && request.method === 'GET' && options.metrics) {
       void serveMetrics(request, response, options.metrics, options.metricsToken);
       return;
@@ -79,15 +94,9 @@ export function createGatewayServer(
     if (lifecycle.draining) response.setHeader('connection', 'close');
     if (path === '/v1/chat/completions' || path === '/v1/messages') {
       const endpoint = path === '/v1/messages' ? messagesEndpoint : chatCompletionsEndpoint;
-      if (request.method !== 'POST') {
-        const error = new GatewayError('invalid_request', `Use POST for ${path}.`, { status: 405 });
-        response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
-        response.end(JSON.stringify(endpoint.errorBody(error, '')));
-        return;
-      }
-      const handler = handleRelay(endpoint, request, response, relay);
-      lifecycle.handlers.add(handler);
-      void handler.finally(() => lifecycle.handlers.delete(handler));
+      const error = new GatewayError('invalid_request', `Use POST for ${path}.`, { status: 405 });
+      response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
+      response.end(JSON.stringify(endpoint.errorBody(error, '')));
       return;
     }
     if (path === '/v1/models' && request.method === 'GET') {
