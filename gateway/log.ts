@@ -36,6 +36,7 @@ export function createLogger(level: string): Logger {
       if (!enabled) return;
       write(record.status >= 500 ? 'warn' : 'info', 'request', {
         requestId: record.requestId,
+        clientRequestId: record.clientRequestId,
         method,
         endpoint: record.endpoint,
         model: record.modelRequested,

@@ -55,7 +55,7 @@ describe('optional fields on version 1 events', () => {
     expect(upcast(JSON.parse(JSON.stringify(newEvent('channel.configured', pooled)))).body).toEqual(pooled);
   });
 
-  it('reads request.completed with and without the retry chain', () => {
+  it("reads request.completed with and without the retry chain and the caller's request id", () => {
     const body = {
       requestId: 'r1',
       userId: null,
@@ -80,5 +80,7 @@ describe('optional fields on version 1 events', () => {
     ];
     const read = upcast(JSON.parse(JSON.stringify(newEvent('request.completed', { ...body, attempts }))));
     expect(read.type === 'request.completed' && read.body.attempts).toEqual(attempts);
+    const traced = { ...body, clientRequestId: 'trace-42' };
+    expect(upcast(JSON.parse(JSON.stringify(newEvent('request.completed', traced)))).body).toEqual(traced);
   });
 });

@@ -48,6 +48,12 @@ export const requestCompletedV1 = envelope(
      * (and requests refused before routing) have none, and older readers ignore it.
      */
     attempts: z.array(upstreamAttemptSchema).optional(),
+    /**
+     * The caller's own `X-Request-Id`, when it sent a valid one: kept for tracing, never used as
+     * `requestId`, since a caller's ids can repeat and every request must count once. Added as an
+     * OPTIONAL field of version 1, like `attempts`.
+     */
+    clientRequestId: z.string().optional(),
   }),
 );
 

@@ -4,11 +4,11 @@
  * request looks like an Anthropic client (`x-api-key` and `anthropic-version`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timeOrderedId } from '../events/time-ordered-id.ts';
 import { authenticateKey } from './authenticate.ts';
 import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint } from './endpoints.ts';
 import { GatewayError } from './errors.ts';
 import type { RelayDependencies } from './relay-handler.ts';
-import { requestIdOf } from './relay-handler.ts';
 
 const CREATED = Math.floor(Date.UTC(2025, 0, 1) / 1000);
 
@@ -20,7 +20,7 @@ export async function handleModels(
   // Anthropic's SDKs always send anthropic-version (and, since 1.x, a bearer token rather than x-api-key).
   const anthropicStyle = Boolean(request.headers['anthropic-version']);
   const endpoint: EndpointSpec = anthropicStyle ? messagesEndpoint : chatCompletionsEndpoint;
-  const requestId = requestIdOf(request);
+  const requestId = timeOrderedId();
   response.setHeader('x-request-id', requestId);
   try {
     const { token } = authenticateKey(

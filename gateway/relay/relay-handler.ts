@@ -55,9 +55,14 @@ export interface RelayDependencies {
 const MAX_ERROR_BODY = 64 * 1024;
 const HEADERS_ALONE_AFTER_MS = 50;
 
-export function requestIdOf(request: IncomingMessage): string {
+/**
+ * The caller's `X-Request-Id` when a header and a log line can carry it, else null. It is kept beside
+ * the request's own id, never as it: a caller may send the same id twice (a constant, a retry), and
+ * records keyed by it would merge, losing requests and the tokens they used.
+ */
+export function clientRequestIdOf(request: IncomingMessage): string | null {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : timeOrderedId();
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : null;
 }
 
 export async function handleRelay(
@@ -68,7 +73,8 @@ export async function handleRelay(
   /** called when the response closes (the server's count of requests in flight) */
   onClosed?: () => void,
 ): Promise<void> {
-  const record = new RequestRecord(requestIdOf(request), endpoint.name);
+  const record = new RequestRecord(timeOrderedId(), endpoint.name);
+  record.clientRequestId = clientRequestIdOf(request);
   const abort = new ClientAbort();
   // One listener for both: a second `close` listener per response measurably costs on this path.
   response.on('close', () => {

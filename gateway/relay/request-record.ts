@@ -31,6 +31,8 @@ export class RequestRecord {
   errorMessage: string | null = null;
   firstTokenMs: number | null = null;
   clientAborted = false;
+  /** the caller's own X-Request-Id, for tracing (see the contract's `clientRequestId`) */
+  clientRequestId: string | null = null;
   usage: TokenCounts | null = null;
   usageSource: 'upstream' | 'estimated' = 'upstream';
 
@@ -78,6 +80,7 @@ export class RequestRecord {
       clientAborted: this.clientAborted,
     };
     if (this.attempts.length > 0) completed.attempts = this.attempts;
+    if (this.clientRequestId !== null) completed.clientRequestId = this.clientRequestId;
     const events: GatewayEvent[] = [newEvent('request.completed', completed, occurredAt)];
     const usage = this.usage;
     if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {

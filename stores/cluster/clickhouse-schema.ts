@@ -51,7 +51,8 @@ export function schemaStatements(database: string): string[] {
       first_token_ms Float64,
       has_first_token UInt8,
       client_aborted UInt8,
-      event_id String
+      event_id String,
+      client_request_id String
     ) ENGINE = ReplacingMergeTree()
     PARTITION BY toYYYYMM(started_at)
     ORDER BY (user_id, started_at, request_id)`,
@@ -127,6 +128,14 @@ export function schemaStatements(database: string): string[] {
     ORDER BY name`,
   ];
 }
+
+/**
+ * Columns added to tables after their first release, as `[table, column, type]`. ClickHouse 18.16 has
+ * no `ADD COLUMN IF NOT EXISTS`, so the migration adds each one its table lacks (system.columns).
+ */
+export const addedColumns: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
+  ['requests', 'client_request_id', 'String'],
+];
 
 /** Every table derived from the traffic events: a rebuild drops them, retention drops their old months. */
 export const projectionTableNames = [

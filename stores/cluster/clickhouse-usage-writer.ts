@@ -48,6 +48,7 @@ function requestRow(event: RequestCompleted) {
     has_first_token: body.firstTokenMs === null ? 0 : 1,
     client_aborted: body.clientAborted ? 1 : 0,
     event_id: event.eventId,
+    client_request_id: body.clientRequestId ?? '',
   };
 }
 

@@ -7,8 +7,8 @@
 import { type ClickHouseClient, createClient as createClickHouseClient } from '@clickhouse/client';
 import { Kafka, logLevel } from 'kafkajs';
 import { createClient as createRedisClient } from 'redis';
-import { schemaStatements } from './clickhouse-schema.ts';
-import { identifier } from './clickhouse-sql.ts';
+import { addedColumns, schemaStatements } from './clickhouse-schema.ts';
+import { identifier, stringLiteral } from './clickhouse-sql.ts';
 import type { Redis } from './redis-keys.ts';
 
 export interface ClusterSettings {
@@ -65,7 +65,22 @@ export function connectClickHouse(settings: ClusterSettings): ClickHouseClient {
 }
 
 export async function migrateClickHouse(client: ClickHouseClient, database: string): Promise<void> {
-  for (const statement of schemaStatements(identifier(database))) await client.command({ query: statement });
+  const db = identifier(database);
+  for (const statement of schemaStatements(db)) await client.command({ query: statement });
+  const existing = (await (
+    await client.query({
+      query: `SELECT table, name FROM system.columns WHERE database = ${stringLiteral(database)}`,
+      format: 'JSONEachRow',
+    })
+  ).json()) as Array<{ table: string; name: string }>;
+  const present = new Set(existing.map((column) => `${column.table}.${column.name}`));
+  for (const [table, column, type] of addedColumns) {
+    if (!present.has(`${table}.${column}`)) {
+      await client.command({
+        query: `ALTER TABLE ${db}.${identifier(table)} ADD COLUMN ${identifier(column)} ${type}`,
+      });
+    }
+  }
 }
 
 export async function connectRedis(settings: ClusterSettings): Promise<Redis> {

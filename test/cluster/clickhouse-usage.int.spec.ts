@@ -150,6 +150,18 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
     expect(logged).toHaveLength(1);
   });
 
+  it("adds the caller's request id column to a requests table that predates it, rows kept", async () => {
+    const before = await rows(`SELECT count() AS n FROM ${database}.requests`);
+    await client.command({ query: `ALTER TABLE ${database}.requests DROP COLUMN client_request_id` });
+    await migrateClickHouse(client, database);
+    await migrateClickHouse(client, database);
+    const columns = await rows(
+      `SELECT name FROM system.columns WHERE database = '${database}' AND table = 'requests' AND name = 'client_request_id'`,
+    );
+    expect(columns).toHaveLength(1);
+    expect(await rows(`SELECT count() AS n FROM ${database}.requests`)).toEqual(before);
+  });
+
   it('answers the same overview from the all-users rollups as from the per-key one', async () => {
     const queries = new ClickHouseUsageQueries(client, database);
     const range = { from: new Date(now - 6 * HOUR).toISOString(), to: new Date(now + HOUR).toISOString() };

@@ -98,7 +98,8 @@ async function countedRequests(tokenId: string): Promise<Map<string, number>> {
     const rows = (await (
       await client.query({
         // Inlined (this ClickHouse predates query parameters); ids are ours, checked to be plain.
-        query: `SELECT request_id AS id, count() AS n FROM ${database}.requests FINAL WHERE token_id = '${plainId(tokenId)}' GROUP BY request_id`,
+        // By the id the test sent as X-Request-Id, which the gateway keeps as client_request_id.
+        query: `SELECT client_request_id AS id, count() AS n FROM ${database}.requests FINAL WHERE token_id = '${plainId(tokenId)}' GROUP BY client_request_id`,
         format: 'JSONEachRow',
       })
     ).json()) as Array<{ id: string; n: string }>;

@@ -123,7 +123,11 @@ function sendAndDisconnect(gateway: Gateway, endpoint: Endpoint, requestId: stri
   });
 }
 
-/** request.completed and usage.recorded events per request id, from the SQLite event log. */
+/**
+ * request.completed and usage.recorded events per request, from the SQLite event log, keyed by the
+ * id the test sent as X-Request-Id (request.completed carries it as clientRequestId; usage.recorded
+ * is matched through the gateway's own request id).
+ */
 function eventCounts(harness: Harness): {
   completed: Map<string, number>;
   usage: Map<string, number>;
@@ -137,12 +141,16 @@ function eventCounts(harness: Harness): {
     const completed = new Map<string, number>();
     const usage = new Map<string, number>();
     let clientAborted = 0;
-    for (const row of rows) {
-      const event = JSON.parse(row.payload);
-      const payload = event.body ?? event;
-      const map = row.type === 'request.completed' ? completed : usage;
-      map.set(payload.requestId, (map.get(payload.requestId) ?? 0) + 1);
-      if (row.type === 'request.completed' && payload.clientAborted) clientAborted += 1;
+    const events = rows.map((row) => ({ type: row.type, body: JSON.parse(row.payload).body }));
+    const sentIdOf = new Map<string, string>();
+    for (const { type, body } of events) {
+      if (type === 'request.completed') sentIdOf.set(body.requestId, body.clientRequestId ?? body.requestId);
+    }
+    for (const { type, body } of events) {
+      const map = type === 'request.completed' ? completed : usage;
+      const id = sentIdOf.get(body.requestId) ?? body.requestId;
+      map.set(id, (map.get(id) ?? 0) + 1);
+      if (type === 'request.completed' && body.clientAborted) clientAborted += 1;
     }
     return { completed, usage, clientAborted };
   } finally {
