@@ -36,13 +36,19 @@ export function readBody(request: IncomingMessage, limitBytes: number): Promise<
       if (size > limitBytes) {
         // Read no more of it; the refusal is sent with `connection: close`, which ends the socket.
         refused = true;
+        chunks.length = 0;
         request.pause();
         reject(tooLarge(limitBytes));
         return;
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    request.on('end', () => {
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      // The listeners outlive the read (a stream can run for minutes): they must not hold the chunks.
+      chunks.length = 0;
+      resolve(body);
+    });
     request.on('error', reject);
   });
 }
