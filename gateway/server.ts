@@ -69,6 +69,11 @@ export function createGatewayServer(
   const lifecycle = options.lifecycle ?? newLifecycle();
   const closed = () => lifecycle.inFlight--;
   const relayEnded = () => lifecycle.relaying--;
+  // A handler that throws is a bug, and stays an unhandled rejection; it still stops being counted.
+  const relayFailed = (error: unknown) => {
+    lifecycle.relaying--;
+    throw error;
+  };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     lifecycle.inFlight++;
     const path = pathOf(request.url);
@@ -78,7 +83,7 @@ export function createGatewayServer(
       // The relay's own `close` listener counts the response out (one listener, not two), and a
       // counter rather than a set of promises tracks the handlers: both are per request on the hot path.
       lifecycle.relaying++;
-      void handleRelay(endpoint, request, response, relay, closed).then(relayEnded);
+      void handleRelay(endpoint, request, response, relay, closed).then(relayEnded, relayFailed);
       return;
     }
     response.once('close', closed);
