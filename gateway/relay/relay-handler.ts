@@ -292,7 +292,7 @@ async function relayOnce(
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    connection: 'keep-alive',
+    // No `connection` here: Node sends keep-alive itself, and `close` while the node drains (server.ts).
     'x-accel-buffering': 'no',
     'x-request-id': record.requestId,
   });

@@ -3,6 +3,7 @@
  * a stream in flight finish within SHUTDOWN_GRACE_MS and cuts it past the deadline.
  */
 import { rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
@@ -78,7 +79,34 @@ describe('GET /metrics', () => {
   });
 });
 
+/** The `connection` header of a relayed reply, read with node:http (fetch hides hop-by-hop headers). */
+function connectionHeaderOf(harness: Harness, key: string, stream: boolean): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${harness.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    });
+    request.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.headers.connection));
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi' }] }));
+  });
+}
+
 describe('graceful shutdown', () => {
+  it('tells clients to close the connection while draining, on replies and streams alike', async () => {
+    const harness = await startHarness();
+    const key = await newKey(harness, 'draining@example.com');
+    expect(await connectionHeaderOf(harness, key, true)).toBe('keep-alive');
+    harness.runtime.lifecycle.draining = true;
+    expect(await connectionHeaderOf(harness, key, false)).toBe('close');
+    expect(await connectionHeaderOf(harness, key, true)).toBe('close');
+    harness.runtime.lifecycle.draining = false;
+    await harness.stop();
+  });
+
   it('lets a stream in flight finish, refuses new connections, then closes', async () => {
     const harness = await startHarness();
     const key = await newKey(harness, 'shutdown@example.com');
