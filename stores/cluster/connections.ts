@@ -67,20 +67,30 @@ export function connectClickHouse(settings: ClusterSettings): ClickHouseClient {
 export async function migrateClickHouse(client: ClickHouseClient, database: string): Promise<void> {
   const db = identifier(database);
   for (const statement of schemaStatements(db)) await client.command({ query: statement });
-  const existing = (await (
+  const present = await columnsOf(client, database);
+  for (const [table, column, type] of addedColumns) {
+    if (present.has(`${table}.${column}`)) continue;
+    try {
+      await client.command({
+        query: `ALTER TABLE ${db}.${identifier(table)} ADD COLUMN ${identifier(column)} ${type}`,
+      });
+    } catch (error) {
+      // Nodes and the projector migrate as they start, often at once: another may have added it first
+      // (the ClickHouse client still logs the refused ALTER as an error; it is harmless then).
+      if (!(await columnsOf(client, database)).has(`${table}.${column}`)) throw error;
+    }
+  }
+}
+
+/** `table.column` for every column of the database's tables. */
+async function columnsOf(client: ClickHouseClient, database: string): Promise<Set<string>> {
+  const rows = (await (
     await client.query({
       query: `SELECT table, name FROM system.columns WHERE database = ${stringLiteral(database)}`,
       format: 'JSONEachRow',
     })
   ).json()) as Array<{ table: string; name: string }>;
-  const present = new Set(existing.map((column) => `${column.table}.${column.name}`));
-  for (const [table, column, type] of addedColumns) {
-    if (!present.has(`${table}.${column}`)) {
-      await client.command({
-        query: `ALTER TABLE ${db}.${identifier(table)} ADD COLUMN ${identifier(column)} ${type}`,
-      });
-    }
-  }
+  return new Set(rows.map((column) => `${column.table}.${column.name}`));
 }
 
 export async function connectRedis(settings: ClusterSettings): Promise<Redis> {
