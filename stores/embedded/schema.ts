@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS requests (
   cache_write_tokens INTEGER NOT NULL DEFAULT 0,
   reasoning_tokens INTEGER NOT NULL DEFAULT 0,
   usage_source TEXT,
+  -- the caller's own X-Request-Id, for tracing; not unique (added later: usage-migration.ts)
+  client_request_id TEXT,
   request_applied INTEGER NOT NULL DEFAULT 0,
   usage_applied INTEGER NOT NULL DEFAULT 0
 );

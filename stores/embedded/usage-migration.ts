@@ -41,7 +41,8 @@ export function migrateUsageRollups(database: SqliteDatabase): boolean {
   registerHistogramFunctions(database);
   const ranRollups = migrateDailyAndModelRollups(database);
   const ranHourly = migrateHourlyHistograms(database);
-  return ranRollups || ranHourly;
+  const ranClientIds = addClientRequestIds(database);
+  return ranRollups || ranHourly || ranClientIds;
 }
 
 function alreadyApplied(database: SqliteDatabase, name: string): boolean {
@@ -91,5 +92,16 @@ function migrateHourlyHistograms(database: SqliteDatabase): boolean {
     }
     database.prepare('INSERT INTO projection_migrations (name) VALUES (?)').run(HOURLY_MIGRATION);
   })();
+  return true;
+}
+
+/**
+ * Files written before requests kept the caller's X-Request-Id: the column is added, empty for the
+ * requests already there (their events carried no such field then).
+ */
+function addClientRequestIds(database: SqliteDatabase): boolean {
+  const columns = database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('requests');
+  if (columns.includes('client_request_id')) return false;
+  database.exec('ALTER TABLE requests ADD COLUMN client_request_id TEXT');
   return true;
 }

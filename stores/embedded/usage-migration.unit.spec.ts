@@ -1,7 +1,8 @@
 /**
  * A gateway.db from before `usage_hourly` had latency histograms (and with the old hour-and-latency
- * index) opens into the current shape: the index is gone, the histograms are filled from the raw
- * requests, and a user's overview finds its percentile in the rollups without the full sort.
+ * index, and without the caller's request id column) opens into the current shape: the index is gone,
+ * the histograms are filled from the raw requests, and a user's overview finds its percentile in the
+ * rollups without the full sort.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ function writeOlderFile(): void {
   writer.apply(events.map((event, index) => ({ position: index + 1, event })));
   current.exec(`
     ALTER TABLE usage_hourly DROP COLUMN latency_histogram;
+    ALTER TABLE requests DROP COLUMN client_request_id;
     DELETE FROM projection_migrations WHERE name = 'usage-hourly-latency-histograms';
     CREATE INDEX requests_hour_latency ON requests ((started_at - started_at % 3600000), latency_ms)
       WHERE latency_ms IS NOT NULL AND request_applied = 1;`);
@@ -52,6 +54,9 @@ afterAll(() => {
 describe('opening a file from before the hourly histograms', () => {
   it('starts from the older shape', () => {
     expect(columnsOfHourly()).not.toContain('latency_histogram');
+    expect(database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('requests')).not.toContain(
+      'client_request_id',
+    );
   });
 
   it('drops the hour-and-latency index', () => {
@@ -76,6 +81,20 @@ describe('opening a file from before the hourly histograms', () => {
       expect(latencyBucketOf(found!)).toBe(latencyBucketOf(exact!));
     }
     expect(overview.percentile.fallbacks).toBe(0);
+  });
+
+  it("adds the column for the caller's request id, keeps the rows, and fills it from new events", () => {
+    const columns = () => database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('requests');
+    const requests = database.prepare('SELECT count(*) FROM requests').pluck().get();
+    new SqliteProjectionWriter(database, new MemoryLookups());
+    expect(columns()).toContain('client_request_id');
+    expect(database.prepare('SELECT count(*) FROM requests').pluck().get()).toBe(requests);
+    const [completed] = generatedTraffic(1, start + DAY, 1000).filter((event) => event.type === 'request.completed');
+    if (completed?.type !== 'request.completed') throw new Error('no request.completed generated');
+    const traced = { ...completed, body: { ...completed.body, requestId: 'traced-1', clientRequestId: 'trace-42' } };
+    new SqliteProjectionWriter(database, new MemoryLookups()).apply([{ position: 1_000_000, event: traced }]);
+    const stored = database.prepare('SELECT client_request_id FROM requests WHERE request_id = ?').pluck();
+    expect(stored.get('traced-1')).toBe('trace-42');
   });
 
   it('runs once', () => {

@@ -28,6 +28,7 @@ const requestColumnList = [
   'latency_ms',
   'first_token_ms',
   'client_aborted',
+  'client_request_id',
 ];
 /** The request's columns a usage event can fill on its own, in the order of `usageKeyValues`. */
 const usageKeyColumnList = ['request_id', 'started_at', 'user_id', 'token_id', 'model_requested', 'channel_id'];
@@ -110,6 +111,7 @@ function requestValues(event: RequestCompleted): unknown[] {
     body.latencyMs,
     body.firstTokenMs,
     body.clientAborted ? 1 : 0,
+    body.clientRequestId ?? null,
   ];
 }
 
