@@ -7,6 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import { timeOrderedId } from './events/time-ordered-id.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { chatCompletionsEndpoint, messagesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
@@ -100,8 +101,9 @@ export function createGatewayServer(
     if (path === '/v1/chat/completions' || path === '/v1/messages') {
       const endpoint = path === '/v1/messages' ? messagesEndpoint : chatCompletionsEndpoint;
       const error = new GatewayError('invalid_request', `Use POST for ${path}.`, { status: 405 });
-      response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
-      response.end(JSON.stringify(endpoint.errorBody(error, '')));
+      const requestId = timeOrderedId();
+      response.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'x-request-id': requestId });
+      response.end(JSON.stringify(endpoint.errorBody(error, requestId)));
       return;
     }
     if (path === '/v1/models' && request.method === 'GET') {

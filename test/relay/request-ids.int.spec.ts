@@ -79,3 +79,16 @@ it('makes its own id when the caller sends none, or one a header cannot safely c
     .slice(-3);
   for (const event of last) expect(event.type === 'request.completed' && event.body.clientRequestId).toBeUndefined();
 });
+
+it("answers a GET on a relay endpoint with 405 and Allow: POST, in the endpoint's format, with an id", async () => {
+  const chat = await fetch(`${harness.baseUrl}/v1/chat/completions`);
+  expect(chat.status).toBe(405);
+  expect(chat.headers.get('allow')).toBe('POST');
+  expect(chat.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+  expect(((await chat.json()) as any).error.message).toContain('Use POST');
+  const messages = await fetch(`${harness.baseUrl}/v1/messages`);
+  expect(messages.status).toBe(405);
+  const body = (await messages.json()) as any;
+  expect(body.type).toBe('error');
+  expect(body.request_id).toBe(messages.headers.get('x-request-id'));
+});
