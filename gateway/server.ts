@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Express } from 'express';
 import { timeOrderedId } from './events/time-ordered-id.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import { chatCompletionsEndpoint, messagesEndpoint } from './relay/endpoints.ts';
+import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
@@ -18,6 +18,12 @@ function pathOf(url: string | undefined): string {
   if (!url) return '/';
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
+}
+
+function relayEndpointOf(path: string): EndpointSpec | null {
+  if (path === '/v1/chat/completions') return chatCompletionsEndpoint;
+  if (path === '/v1/messages') return messagesEndpoint;
+  return null;
 }
 
 export interface ServerLifecycle {
@@ -78,9 +84,9 @@ export function createGatewayServer(
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     lifecycle.inFlight++;
     const path = pathOf(request.url);
-    if ((path === '/v1/chat/completions' || path === '/v1/messages') && request.method === 'POST') {
+    const endpoint = relayEndpointOf(path);
+    if (endpoint && request.method === 'POST') {
       if (lifecycle.draining) response.setHeader('connection', 'close');
-      const endpoint = path === '/v1/messages' ? messagesEndpoint : chatCompletionsEndpoint;
       // The relay's own `close` listener counts the response out (one listener, not two), and a
       // counter rather than a set of promises tracks the handlers: both are per request on the hot path.
       lifecycle.relaying++;
@@ -98,8 +104,7 @@ export function createGatewayServer(
       return;
     }
     if (lifecycle.draining) response.setHeader('connection', 'close');
-    if (path === '/v1/chat/completions' || path === '/v1/messages') {
-      const endpoint = path === '/v1/messages' ? messagesEndpoint : chatCompletionsEndpoint;
+    if (endpoint) {
       const error = new GatewayError('invalid_request', `Use POST for ${path}.`, { status: 405 });
       const requestId = timeOrderedId();
       response.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'x-request-id': requestId });
