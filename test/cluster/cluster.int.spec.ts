@@ -140,7 +140,11 @@ describe.skipIf(services === null)(
 
     it('counts traffic through both nodes and both endpoints exactly, in ClickHouse and the overview', async () => {
       for (let index = 0; index < 20; index++) tally(await sendOne(index % 2 === 0 ? nodeA : nodeB, index));
-      const totals = await eventually(clickhouseTotals, (value) => value.calls >= expected.calls, 20_000);
+      const totals = await eventually(
+        clickhouseTotals,
+        (value) => value.calls >= expected.calls && value.completion >= expected.completion,
+        20_000,
+      );
       expect(totals).toEqual(expected);
       const consoleB = new ConsoleClient(nodeB.url!);
       await consoleB.call('POST', '/api/auth/login', {
