@@ -4,8 +4,8 @@
  * broker stores record batches): one row per append, holding the events as one JSON array, with the
  * position of its first event; its events take the positions after it, one each. A row per event cost
  * the store worker about twice as much per event (the row, its key, its columns), and the projector
- * reads the log in order anyway. Each event id is kept in `event_ids`, so appends stay idempotent by
- * event id. The view `events` shows one row per event, for analysts and tests that query by type.
+ * reads the log in order anyway. Appends are idempotent by event id without a table of ids (see
+ * event-log.ts). The view `events` shows one row per event, for analysts and tests that query by type.
  */
 import { trafficTypes } from '../../contracts/events/index.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -16,9 +16,6 @@ CREATE TABLE IF NOT EXISTS event_batches (
   event_count INTEGER NOT NULL,
   payload TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS event_ids (
-  event_id TEXT PRIMARY KEY
-) WITHOUT ROWID;
 `;
 
 // The stream as streamOf() names it, spelled in SQL from the same list: a view cannot call it.
@@ -39,15 +36,17 @@ FROM event_batches AS batch, json_each(batch.payload) AS entry;
 /**
  * Creates the log's tables and view. A file from before batches has a table `events` with one row per
  * event; its rows become batches of one at the same positions (so the projection checkpoint still
- * points at the same event), in one transaction, before the view takes the table's name.
+ * points at the same event), in one transaction, before the view takes the table's name. A file from
+ * before the log remembered its newest ids in memory has a table `event_ids` of every id ever logged,
+ * which nothing reads any more: it is dropped (its pages are reused by the appends that follow).
  */
 export function prepareEventLog(database: SqliteDatabase): void {
   database.exec(tables);
+  database.exec('DROP TABLE IF EXISTS event_ids');
   const legacy = database.prepare("SELECT type FROM sqlite_master WHERE name = 'events'").pluck().get();
   if (legacy === 'table') {
     database.transaction(() => {
       database.exec(`
-        INSERT OR IGNORE INTO event_ids (event_id) SELECT event_id FROM events;
         INSERT INTO event_batches (first_position, event_count, payload)
           SELECT position, 1, '[' || payload || ']' FROM events ORDER BY position;
         DROP TABLE events;`);

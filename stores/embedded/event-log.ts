@@ -1,8 +1,8 @@
 /**
  * @module stores/embedded/event-log
- * The durable local event log: append-only SQLite tables of event batches (event-log-schema.ts).
- * Appends are idempotent by event id, so a publisher that retries after an unclear failure never
- * stores an event twice.
+ * The durable local event log: an append-only SQLite table of event batches (event-log-schema.ts).
+ * Appends are idempotent by event id for the newest RECENT_IDS events, so a publisher that retries
+ * after an unclear failure never stores an event twice (see `#recent`).
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { upcastTrusted } from '../../contracts/events/upcast.ts';
@@ -16,6 +16,14 @@ export interface PositionedEvent {
 /** At most this many appended events are kept in memory for the projector (see `#tail`). */
 const TAIL_LIMIT = 4_000;
 
+/**
+ * How many of the newest logged events' ids an append is checked against. A retry can only repeat
+ * what was in flight when an append's outcome was lost, that is when the store worker died between
+ * its commit and its reply: the publisher's one batch (at most 500 events) and the commands of that
+ * moment, which the worker started next on the same file finds among the newest events it reads back.
+ */
+const RECENT_IDS = 8_192;
+
 export class SqliteEventLog {
   /**
    * The events this process appended, in log order, not yet read by the projector: it takes them
@@ -24,13 +32,18 @@ export class SqliteEventLog {
    * the projector reads the batches back from `event_batches`.
    */
   #tail: PositionedEvent[] = [];
+  /**
+   * The ids of the newest RECENT_IDS logged events, oldest first. It replaced a table holding every
+   * event id ever logged: that index cost the store worker about 2 µs per event (its row, its pages
+   * in the write-ahead log) to catch a retry, which can only repeat the newest events (RECENT_IDS).
+   */
+  readonly #recent = new Set<string>();
   readonly #appendBatch;
   readonly #readFrom;
   readonly #lastPosition;
   readonly #count;
 
   constructor(database: SqliteDatabase) {
-    const insertId = database.prepare('INSERT OR IGNORE INTO event_ids (event_id) VALUES (?)');
     const insertBatch = database.prepare(
       'INSERT INTO event_batches (first_position, event_count, payload) VALUES (?, ?, ?)',
     );
@@ -38,11 +51,18 @@ export class SqliteEventLog {
       .prepare('SELECT first_position + event_count - 1 FROM event_batches ORDER BY first_position DESC LIMIT 1')
       .pluck();
     this.#count = database.prepare('SELECT coalesce(sum(event_count), 0) FROM event_batches').pluck();
+    this.#rememberNewest(database);
     // `printed` is the JSON array of `events`, stored as it is unless a retried event is left out.
     this.#appendBatch = database.transaction((events: readonly GatewayEvent[], printed: string) => {
+      // An event already in the log (a retried append), or twice in this batch, is left out, and so
+      // out of the tail.
       const kept: GatewayEvent[] = [];
-      // An event already in the log (a retried append) is left out, and so out of the tail.
-      for (const event of events) if (insertId.run(event.eventId).changes > 0) kept.push(event);
+      const ids = new Set<string>();
+      for (const event of events) {
+        if (this.#recent.has(event.eventId) || ids.has(event.eventId)) continue;
+        ids.add(event.eventId);
+        kept.push(event);
+      }
       if (kept.length === 0) return [];
       const first = this.lastPosition() + 1;
       insertBatch.run(first, kept.length, kept.length === events.length ? printed : JSON.stringify(kept));
@@ -54,6 +74,30 @@ export class SqliteEventLog {
        WHERE first_position >= coalesce((SELECT max(first_position) FROM event_batches WHERE first_position <= ? + 1), 0)
        ORDER BY first_position`,
     );
+  }
+
+  /** Fills `#recent` from the newest batches, read back from the newest down. */
+  #rememberNewest(database: SqliteDatabase): void {
+    const newestFirst = database.prepare('SELECT payload FROM event_batches ORDER BY first_position DESC').pluck();
+    const batches: string[][] = [];
+    let count = 0;
+    for (const payload of newestFirst.iterate() as Iterable<string>) {
+      const ids = (JSON.parse(payload) as Array<{ eventId: string }>).map((event) => event.eventId);
+      batches.push(ids);
+      count += ids.length;
+      if (count >= RECENT_IDS) break;
+    }
+    for (const ids of batches.reverse()) this.#remember(ids);
+  }
+
+  /** Adds committed ids to `#recent`, forgetting the oldest beyond RECENT_IDS. */
+  #remember(ids: Iterable<string>): void {
+    const recent = this.#recent;
+    for (const id of ids) recent.add(id);
+    for (const oldest of recent) {
+      if (recent.size <= RECENT_IDS) break;
+      recent.delete(oldest);
+    }
   }
 
   /** The position of the newest event. */
@@ -71,8 +115,13 @@ export class SqliteEventLog {
     if (events.length > 0) this.#keep(this.#appendBatch(events, JSON.stringify(events)));
   }
 
-  /** Adds a committed append to the tail, or empties the tail when it would not stay contiguous. */
+  /**
+   * After a commit: remembers the appended ids (only now, so that an append that failed is not taken
+   * for logged when it is retried), and adds the events to the tail, or empties the tail when it
+   * would not stay contiguous.
+   */
   #keep(appended: PositionedEvent[]): void {
+    this.#remember(appended.map((entry) => entry.event.eventId));
     const last = this.#tail.at(-1);
     const contiguous = appended.every(
       (entry, index) =>

@@ -113,6 +113,28 @@ describe('event log reads after appends', () => {
     expect(log.lastPosition()).toBe(3);
   });
 
+  it('leaves out a retry after the worker restarted, which finds the newest ids in the file', () => {
+    const events = [registered(1), registered(2), registered(3)];
+    new SqliteEventLog(database).appendPrinted(printed(events.slice(0, 2)));
+    // A new worker on the same file: the publisher retries the batch whose reply it never had.
+    const restarted = new SqliteEventLog(database);
+    restarted.appendPrinted(printed(events));
+    expect(fromTable(0, 100).map((entry) => entry.event.eventId)).toEqual(events.map((event) => event.eventId));
+  });
+
+  it('stores a retried append whose first attempt failed, once', () => {
+    const log = new SqliteEventLog(database);
+    const events = [registered(1), registered(2)];
+    database.exec(
+      "CREATE TEMP TRIGGER full_disk BEFORE INSERT ON event_batches BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    expect(() => log.appendPrinted(printed(events))).toThrow(/disk is full/);
+    database.exec('DROP TRIGGER full_disk');
+    log.appendPrinted(printed(events));
+    log.appendPrinted(printed(events));
+    expect(fromTable(0, 100).map((entry) => entry.event.eventId)).toEqual(events.map((event) => event.eventId));
+  });
+
   it('shows one row per event in the view `events`, by position, id and type', () => {
     const log = new SqliteEventLog(database);
     const events = [registered(1), registered(2), registered(3)];
@@ -205,5 +227,22 @@ describe('event log of an earlier release', () => {
     const again = openDatabase(directory);
     expect(new SqliteEventLog(again).count()).toBe(4);
     again.close();
+  });
+
+  it('drops the table of every event id that earlier releases kept, and still leaves out a retry', () => {
+    const database = openDatabase(directory);
+    const logged = [registered(1), registered(2)];
+    new SqliteEventLog(database).append(logged);
+    database.exec('CREATE TABLE event_ids (event_id TEXT PRIMARY KEY) WITHOUT ROWID');
+    database.close();
+    const reopened = openDatabase(directory);
+    try {
+      expect(reopened.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'event_ids'").pluck().get()).toBe(0);
+      const log = new SqliteEventLog(reopened);
+      log.append([logged[1]!, registered(3)]);
+      expect(log.count()).toBe(3);
+    } finally {
+      reopened.close();
+    }
   });
 });
