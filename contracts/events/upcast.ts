@@ -10,8 +10,12 @@ type Upcaster = (event: Record<string, unknown>) => Record<string, unknown>;
 /** `type@version` → function lifting that version by one step. */
 const upcasters: Record<string, Upcaster> = {};
 
+/** The types that have an upcaster: every other event is current as read, with no key to build. */
+const upcastTypes = new Set(Object.keys(upcasters).map((key) => key.slice(0, key.lastIndexOf('@'))));
+
 function lift(raw: unknown): Record<string, unknown> {
   let event = raw as Record<string, unknown>;
+  if (!upcastTypes.has(event['type'] as string)) return event;
   for (let step = 0; step < 16; step++) {
     const liftOnce = upcasters[`${String(event['type'])}@${String(event['version'])}`];
     if (!liftOnce) break;
