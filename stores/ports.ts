@@ -10,9 +10,17 @@ import type { ChannelDocument } from '../projector/read-models/channels/evolve.t
 import type { TokenDocument } from '../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../projector/read-models/users/evolve.ts';
 
-/** Where events are published. Resolves once the events are durable. */
+/**
+ * Where events are published. Resolves once the events are durable. A log may also take batches
+ * serialised ahead of their append (`serialize`, then `appendSerialized` of those texts, several
+ * batches in one append): a batch waiting behind another, or for a retry, is then held as one string
+ * instead of as the events, which the serving thread's scavenger would otherwise copy each time it
+ * runs while they wait.
+ */
 export interface EventLog {
   append(events: readonly GatewayEvent[]): Promise<void>;
+  serialize?(events: readonly GatewayEvent[]): string;
+  appendSerialized?(serialized: readonly string[]): Promise<void>;
 }
 
 export interface TokenUsage {

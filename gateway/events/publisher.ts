@@ -13,18 +13,36 @@ export interface EventPublisherOptions {
   onError?: (error: unknown) => void;
 }
 
+/** A batch cut from the queue and serialised, waiting for its append (see EventLog.serialize). */
+interface SerializedBatch {
+  text: string;
+  count: number;
+}
+
 export class EventPublisher {
   readonly #log: EventLog;
+  /** whether the log takes batches serialised ahead of their append */
+  readonly #serializing: boolean;
   readonly #maxBatch: number;
   readonly #maxDelayMs: number;
   readonly #onError: (error: unknown) => void;
+  /** Events published and not yet cut into a batch. */
   #queue: GatewayEvent[] = [];
+  /**
+   * With a log that serialises: the batches cut at each flush, in order, the first ones being appended
+   * or waiting for their retry. Cutting does not wait for the append before it, so no event lives past
+   * its flush as an object (an append of the store worker can take longer than the flush interval);
+   * the batches cut meanwhile are appended together, so a slow log still gets fewer, larger appends.
+   */
+  readonly #serialized: SerializedBatch[] = [];
+  #serializedCount = 0;
   #timer: NodeJS.Timeout | null = null;
   #flushing: Promise<void> | null = null;
   #failures = 0;
 
   constructor(log: EventLog, { maxBatch = 500, maxDelayMs = 5, onError = () => {} }: EventPublisherOptions = {}) {
     this.#log = log;
+    this.#serializing = Boolean(log.serialize && log.appendSerialized);
     this.#maxBatch = maxBatch;
     this.#maxDelayMs = maxDelayMs;
     this.#onError = onError;
@@ -32,7 +50,7 @@ export class EventPublisher {
 
   /** Events waiting to be appended. */
   get depth(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#serializedCount;
   }
 
   publish(...events: GatewayEvent[]): void {
@@ -42,7 +60,9 @@ export class EventPublisher {
   }
 
   #schedule(delayMs: number): void {
-    if (this.#flushing) return;
+    // A log without serialisation takes what queued during an append as the next batch (as few,
+    // large appends as the log's round trips allow).
+    if (this.#flushing && !this.#serializing) return;
     if (this.#timer && delayMs > 0) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
@@ -54,19 +74,41 @@ export class EventPublisher {
 
   /** Appends everything queued so far. */
   flush(): Promise<void> {
+    this.#cut();
     this.#flushing ??= this.#drain().finally(() => {
       this.#flushing = null;
-      if (this.#queue.length > 0) this.#schedule(this.#retryDelay());
+      if (this.depth > 0) this.#schedule(this.#retryDelay());
     });
     return this.#flushing;
   }
 
-  async #drain(): Promise<void> {
+  /** With a log that serialises, turns the queue into serialised batches of at most maxBatch events. */
+  #cut(): void {
+    if (!this.#serializing) return;
     while (this.#queue.length > 0) {
-      const batch = this.#queue.slice(0, this.#maxBatch);
+      const events = this.#queue.splice(0, this.#maxBatch);
+      this.#serialized.push({ text: this.#log.serialize!(events), count: events.length });
+      this.#serializedCount += events.length;
+    }
+  }
+
+  async #drain(): Promise<void> {
+    for (;;) {
+      // What was published during the last append is cut now, and waits as text for its turn.
+      this.#cut();
+      const waiting = this.#takeSerialized();
+      const batch = waiting ? null : this.#queue.slice(0, this.#maxBatch);
+      if (batch?.length === 0) return;
       try {
-        await this.#log.append(batch);
-        this.#queue.splice(0, batch.length);
+        if (waiting) {
+          // The batches cut while the last append ran go as one append, as a burst would unserialised.
+          await this.#log.appendSerialized!(waiting.texts);
+          this.#serialized.splice(0, waiting.texts.length);
+          this.#serializedCount -= waiting.count;
+        } else {
+          await this.#log.append(batch!);
+          this.#queue.splice(0, batch!.length);
+        }
         this.#failures = 0;
       } catch (error) {
         this.#failures++;
@@ -74,6 +116,19 @@ export class EventPublisher {
         return;
       }
     }
+  }
+
+  /** The serialised batches at the head that fit in one append of maxBatch events (at least one). */
+  #takeSerialized(): { texts: string[]; count: number } | null {
+    if (this.#serialized.length === 0) return null;
+    const texts: string[] = [];
+    let count = 0;
+    for (const batch of this.#serialized) {
+      if (texts.length > 0 && count + batch.count > this.#maxBatch) break;
+      texts.push(batch.text);
+      count += batch.count;
+    }
+    return { texts, count };
   }
 
   #retryDelay(): number {
@@ -85,11 +140,11 @@ export class EventPublisher {
     const deadline = Date.now() + deadlineMs;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    while (this.#queue.length > 0 && Date.now() < deadline) {
+    while (this.depth > 0 && Date.now() < deadline) {
       await this.flush();
       const wait = Math.min(this.#retryDelay(), deadline - Date.now());
-      if (this.#queue.length > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (this.depth > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    if (this.#queue.length > 0) throw new Error(`${this.#queue.length} events could not be appended before shutdown.`);
+    if (this.depth > 0) throw new Error(`${this.depth} events could not be appended before shutdown.`);
   }
 }

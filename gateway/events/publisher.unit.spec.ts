@@ -141,4 +141,86 @@ describe('EventPublisher', () => {
     await new EventPublisher(log).close(50);
     expect(log.calls).toBe(0);
   });
+
+  describe('with a log that takes batches serialised', () => {
+    /** Appends wait until `release()`; every batch is serialised as the JSON array of its events. */
+    class SerializingLog extends FakeLog {
+      readonly serialized: string[] = [];
+      readonly appendedTexts: string[] = [];
+      #waiting: Array<() => void> = [];
+      hold = false;
+
+      serialize(events: readonly GatewayEvent[]): string {
+        const text = JSON.stringify(events);
+        this.serialized.push(text);
+        return text;
+      }
+
+      async appendSerialized(texts: readonly string[]): Promise<void> {
+        if (this.hold) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+        this.appendedTexts.push(...texts);
+        await this.append(texts.flatMap((text) => JSON.parse(text) as GatewayEvent[]));
+      }
+
+      release(): void {
+        this.hold = false;
+        for (const resolve of this.#waiting.splice(0)) resolve();
+      }
+    }
+
+    it('serialises what is published while an append waits, without waiting for it, and appends it next', async () => {
+      const log = new SerializingLog();
+      const publisher = new EventPublisher(log, { maxDelayMs: 2 });
+      log.hold = true;
+      publisher.publish(event(0), event(1));
+      await until(() => log.serialized.length === 1);
+      publisher.publish(event(2));
+      // The first append still waits; the second batch is already text.
+      await until(() => log.serialized.length === 2);
+      expect(log.calls).toBe(0);
+      expect(publisher.depth).toBe(3);
+      log.release();
+      await until(() => publisher.depth === 0);
+      expect(log.appended).toEqual(['c0', 'c1', 'c2']);
+      expect(log.appendedTexts).toEqual(log.serialized);
+    });
+
+    it('appends the batches cut while a slow append ran as one append, up to maxBatch events', async () => {
+      const log = new SerializingLog();
+      const publisher = new EventPublisher(log, { maxBatch: 5, maxDelayMs: 2 });
+      log.hold = true;
+      publisher.publish(event(0));
+      await until(() => log.serialized.length === 1);
+      for (let index = 1; index <= 6; index++) {
+        publisher.publish(event(index));
+        await until(() => log.serialized.length === index + 1);
+      }
+      log.release();
+      await until(() => publisher.depth === 0);
+      // The first append, then the six batches of one cut behind it in two appends of at most five.
+      expect(log.batches.map((batch) => batch.length)).toEqual([1, 5, 1]);
+      expect(log.appended).toEqual(names(0, 7));
+    });
+
+    it('retries a failed batch with the text it was serialised to, in order', async () => {
+      const log = new SerializingLog();
+      const publisher = new EventPublisher(log, { maxBatch: 2, maxDelayMs: 1 });
+      log.failNext = 1;
+      for (let index = 0; index < 5; index++) publisher.publish(event(index));
+      await until(() => publisher.depth === 0);
+      expect(log.appended).toEqual(names(0, 5));
+      expect(log.serialized.map((text) => (JSON.parse(text) as unknown[]).length)).toEqual([2, 2, 1]);
+      // The failed first batch was sent twice, as the same text.
+      expect(log.appendedTexts).toEqual([log.serialized[0], ...log.serialized]);
+    });
+
+    it('close() drains serialised batches and what is still queued', async () => {
+      const log = new SerializingLog();
+      const publisher = new EventPublisher(log, { maxBatch: 3, maxDelayMs: 60_000 });
+      for (let index = 0; index < 8; index++) publisher.publish(event(index));
+      await publisher.close(2_000);
+      expect(publisher.depth).toBe(0);
+      expect(log.appended).toEqual(names(0, 8));
+    });
+  });
 });
