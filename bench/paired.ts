@@ -14,6 +14,9 @@ import { requestShape } from './targets.ts';
 export interface PairedPlan {
   rounds: number;
   windowMs: number;
+  /** load before each window, not measured: every window then measures a target already under load */
+  windowWarmupMs: number;
+  /** load on each target once, after both started */
   warmupMs: number;
   concurrency: number;
 }
@@ -27,6 +30,9 @@ export interface PairedResult {
   /** median of the per-round ratios gateway / other */
   ratio: number;
   errors: number;
+  /** the windows' length and the unmeasured load before each (absent in older saved results) */
+  windowMs?: number;
+  windowWarmupMs?: number;
 }
 
 export function median(values: readonly number[]): number {
@@ -52,15 +58,25 @@ export async function pairedThroughput(
     for (const shape of shapes) {
       await closedLoop(shape, { concurrency: plan.concurrency, durationMs: plan.warmupMs, warmupMs: 0 });
     }
-    const result: PairedResult = { against: otherTarget.id, gateway: [], other: [], ratio: Number.NaN, errors: 0 };
+    const result: PairedResult = {
+      against: otherTarget.id,
+      gateway: [],
+      other: [],
+      ratio: Number.NaN,
+      errors: 0,
+      windowMs: plan.windowMs,
+      windowWarmupMs: plan.windowWarmupMs,
+    };
     for (let round = 0; round < plan.rounds; round++) {
       // Which goes first alternates too, so a drifting machine favours neither.
       for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
         const shape = shapes[index]!;
+        // The target sat idle through the other's window: its connections, heap and caches get a
+        // moment under load before the window counts, as the one-after-the-other runs get 5 s.
         const window = await closedLoop(shape, {
           concurrency: plan.concurrency,
           durationMs: plan.windowMs,
-          warmupMs: 0,
+          warmupMs: plan.windowWarmupMs,
         });
         result.errors += window.errors;
         (index === 0 ? result.gateway : result.other)[round] = window.rps;

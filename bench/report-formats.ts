@@ -2,6 +2,8 @@
  * @module bench/report-formats
  * The report's section of one request format: latency, throughput, streaming and memory per target.
  */
+
+import type { PairedResult } from './paired.ts';
 import type { BenchResults, Format } from './report.ts';
 import { added, measured } from './report-figures.ts';
 import { fixed, megabytes, signed, table, whole } from './report-text.ts';
@@ -133,6 +135,15 @@ export function formatSection(bench: BenchResults, format: Format): string {
   ].join('\n');
 }
 
+/** How long each window lasted, and the load before it that was not measured. */
+function windowsOf(result: PairedResult): string {
+  if (result.windowMs === undefined) return 'of a few seconds';
+  const seconds = (ms: number) => `${ms / 1000} s`;
+  return result.windowWarmupMs
+    ? `of ${seconds(result.windowMs)}, each after ${seconds(result.windowWarmupMs)} of load not measured,`
+    : `of ${seconds(result.windowMs)}`;
+}
+
 /** The alternating windows behind the throughput ratios, one row per pair of targets. */
 export function pairedSection(bench: BenchResults): string {
   const paired = bench.paired ?? [];
@@ -141,7 +152,7 @@ export function pairedSection(bench: BenchResults): string {
   return [
     '### Throughput ratios from alternating windows',
     '',
-    'The ratio targets are judged on these. The gateway and the other target ran side by side; c=64 windows of a few seconds alternated between them (which went first alternated too), each pair giving one ratio, and the median of the pairs is the figure. Targets measured one after the other drift with the machine (the tables below); pairs of windows a few seconds apart do not.',
+    `The ratio targets are judged on these. The gateway and the other target ran side by side; c=64 windows ${windowsOf(paired[0]!)} alternated between them (which went first alternated too), each pair giving one ratio, and the median of the pairs is the figure. Targets measured one after the other drift with the machine (the tables below); pairs of windows a few seconds apart do not.`,
     '',
     table(
       ['against', 'gateway req/s per window', 'other req/s per window', 'ratio per pair', 'median ratio'],
