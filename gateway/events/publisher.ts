@@ -82,12 +82,24 @@ export class EventPublisher {
     return this.#flushing;
   }
 
-  /** With a log that serialises, turns the queue into serialised batches of at most maxBatch events. */
+  /**
+   * With a log that serialises, turns the queue into serialised batches of at most maxBatch events.
+   * Events that cannot be serialised stay queued, and the drain hands them to `append`, whose failure
+   * is retried like any other: a flush must not throw from its timer, nor drop what it took.
+   */
   #cut(): void {
     if (!this.#serializing) return;
     while (this.#queue.length > 0) {
-      const events = this.#queue.splice(0, this.#maxBatch);
-      this.#serialized.push({ text: this.#log.serialize!(events), count: events.length });
+      const events = this.#queue.slice(0, this.#maxBatch);
+      let text: string;
+      try {
+        text = this.#log.serialize!(events);
+      } catch (error) {
+        this.#onError(error);
+        return;
+      }
+      this.#queue.splice(0, events.length);
+      this.#serialized.push({ text, count: events.length });
       this.#serializedCount += events.length;
     }
   }

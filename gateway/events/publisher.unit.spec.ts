@@ -214,6 +214,22 @@ describe('EventPublisher', () => {
       expect(log.appendedTexts).toEqual([log.serialized[0], ...log.serialized]);
     });
 
+    it('keeps events it cannot serialise queued, reports it, and appends them once it can', async () => {
+      const log = new SerializingLog();
+      const errors: unknown[] = [];
+      const publisher = new EventPublisher(log, { maxDelayMs: 1, onError: (error) => errors.push(error) });
+      const serialize = log.serialize.bind(log);
+      let refusals = 2;
+      log.serialize = (events) => {
+        if (refusals-- > 0) throw new TypeError('Do not know how to serialize a BigInt');
+        return serialize(events);
+      };
+      publisher.publish(event(0), event(1));
+      await until(() => publisher.depth === 0);
+      expect(errors.length).toBeGreaterThanOrEqual(1);
+      expect(log.appended).toEqual(['c0', 'c1']);
+    });
+
     it('close() drains serialised batches and what is still queued', async () => {
       const log = new SerializingLog();
       const publisher = new EventPublisher(log, { maxBatch: 3, maxDelayMs: 60_000 });
