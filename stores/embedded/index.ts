@@ -29,15 +29,14 @@ export async function createEmbeddedStores(
   const thread = new StoreThread(dataDirectory, lookups, workerNice);
   await thread.start();
   const catchUp = () => thread.call<number>({ method: 'sync' });
+  // The worker takes a batch as its JSON array: one string crosses threads far cheaper than objects.
+  const appendArray = (events: string) => thread.call<void>({ method: 'append', events });
   return {
     mode: 'embedded',
     events: {
-      append: (events: readonly GatewayEvent[]) =>
-        thread.call<void>({ method: 'append', events: JSON.stringify(events) }),
-      // The worker takes a batch as its JSON array: one string crosses threads far cheaper than objects.
+      append: (events: readonly GatewayEvent[]) => appendArray(JSON.stringify(events)),
       serialize: (events: readonly GatewayEvent[]) => JSON.stringify(events),
-      appendSerialized: (serialized: readonly string[]) =>
-        thread.call<void>({ method: 'append', events: joinArrays(serialized) }),
+      appendSerialized: (serialized: readonly string[]) => appendArray(joinArrays(serialized)),
     },
     lookups,
     rateLimiter: new MemoryRateLimiter(),
