@@ -12,15 +12,15 @@ import type { UserDocument } from '../projector/read-models/users/evolve.ts';
 
 /**
  * Where events are published. Resolves once the events are durable. A log may also take batches
- * serialised ahead of their append (`serialize`, then `appendSerialized` of those texts, several
- * batches in one append): a batch waiting behind another, or for a retry, is then held as one string
- * instead of as the events, which the serving thread's scavenger would otherwise copy each time it
- * runs while they wait.
+ * serialised ahead of their append (`serialize`, then `appendSerialized` of those bytes, several
+ * batches in one append): a batch waiting behind another, or for a retry, is then held as bytes
+ * outside the JavaScript heap instead of as the events or their text, which the serving thread's
+ * garbage collector would otherwise copy, promote and mark while they wait.
  */
 export interface EventLog {
   append(events: readonly GatewayEvent[]): Promise<void>;
-  serialize?(events: readonly GatewayEvent[]): string;
-  appendSerialized?(serialized: readonly string[]): Promise<void>;
+  serialize?(events: readonly GatewayEvent[]): Uint8Array;
+  appendSerialized?(serialized: readonly Uint8Array[]): Promise<void>;
 }
 
 export interface TokenUsage {

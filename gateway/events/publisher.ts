@@ -8,14 +8,26 @@ import type { GatewayEvent } from '../../contracts/events/index.ts';
 import type { EventLog } from '../../stores/ports.ts';
 
 export interface EventPublisherOptions {
+  /** events per append at most */
   maxBatch?: number;
+  /** events per serialised batch at most (see SERIALIZED_BATCH) */
+  serializedBatch?: number;
   maxDelayMs?: number;
   onError?: (error: unknown) => void;
 }
 
+/**
+ * A flush cuts the queue into serialised batches of at most this many events (about 60 KB of traffic
+ * events), and an append hands several over side by side, never joined. Memory blocks over 128 KB (a
+ * string in V8's heap, or a buffer from malloc under the start script's MALLOC_MMAP_THRESHOLD_) are
+ * each mapped fresh and unmapped when freed: joined batches measured at about 0.7 page faults per
+ * request on this thread and 1.0 on the store worker's, against 0.3 and 0.1 this way.
+ */
+const SERIALIZED_BATCH = 100;
+
 /** A batch cut from the queue and serialised, waiting for its append (see EventLog.serialize). */
 interface SerializedBatch {
-  text: string;
+  bytes: Uint8Array;
   count: number;
 }
 
@@ -24,6 +36,7 @@ export class EventPublisher {
   /** whether the log takes batches serialised ahead of their append */
   readonly #serializing: boolean;
   readonly #maxBatch: number;
+  readonly #serializedBatch: number;
   readonly #maxDelayMs: number;
   readonly #onError: (error: unknown) => void;
   /** Events published and not yet cut into a batch. */
@@ -40,10 +53,19 @@ export class EventPublisher {
   #flushing: Promise<void> | null = null;
   #failures = 0;
 
-  constructor(log: EventLog, { maxBatch = 500, maxDelayMs = 5, onError = () => {} }: EventPublisherOptions = {}) {
+  constructor(
+    log: EventLog,
+    {
+      maxBatch = 500,
+      serializedBatch = SERIALIZED_BATCH,
+      maxDelayMs = 5,
+      onError = () => {},
+    }: EventPublisherOptions = {},
+  ) {
     this.#log = log;
     this.#serializing = Boolean(log.serialize && log.appendSerialized);
     this.#maxBatch = maxBatch;
+    this.#serializedBatch = Math.min(serializedBatch, maxBatch);
     this.#maxDelayMs = maxDelayMs;
     this.#onError = onError;
   }
@@ -83,30 +105,31 @@ export class EventPublisher {
   }
 
   /**
-   * With a log that serialises, turns the queue into serialised batches of at most maxBatch events.
+   * With a log that serialises, turns the queue into serialised batches of at most `serializedBatch`
+   * events.
    * Events that cannot be serialised stay queued, and the drain hands them to `append`, whose failure
    * is retried like any other: a flush must not throw from its timer, nor drop what it took.
    */
   #cut(): void {
     if (!this.#serializing) return;
     while (this.#queue.length > 0) {
-      const events = this.#queue.slice(0, this.#maxBatch);
-      let text: string;
+      const events = this.#queue.slice(0, this.#serializedBatch);
+      let bytes: Uint8Array;
       try {
-        text = this.#log.serialize!(events);
+        bytes = this.#log.serialize!(events);
       } catch (error) {
         this.#onError(error);
         return;
       }
       this.#queue.splice(0, events.length);
-      this.#serialized.push({ text, count: events.length });
+      this.#serialized.push({ bytes, count: events.length });
       this.#serializedCount += events.length;
     }
   }
 
   async #drain(): Promise<void> {
     for (;;) {
-      // What was published during the last append is cut now, and waits as text for its turn.
+      // What was published during the last append is cut now, and waits as bytes for its turn.
       this.#cut();
       const waiting = this.#takeSerialized();
       const batch = waiting ? null : this.#queue.slice(0, this.#maxBatch);
@@ -114,8 +137,8 @@ export class EventPublisher {
       try {
         if (waiting) {
           // The batches cut while the last append ran go as one append, as a burst would unserialised.
-          await this.#log.appendSerialized!(waiting.texts);
-          this.#serialized.splice(0, waiting.texts.length);
+          await this.#log.appendSerialized!(waiting.batches);
+          this.#serialized.splice(0, waiting.batches.length);
           this.#serializedCount -= waiting.count;
         } else {
           await this.#log.append(batch!);
@@ -131,16 +154,16 @@ export class EventPublisher {
   }
 
   /** The serialised batches at the head that fit in one append of maxBatch events (at least one). */
-  #takeSerialized(): { texts: string[]; count: number } | null {
+  #takeSerialized(): { batches: Uint8Array[]; count: number } | null {
     if (this.#serialized.length === 0) return null;
-    const texts: string[] = [];
+    const batches: Uint8Array[] = [];
     let count = 0;
     for (const batch of this.#serialized) {
-      if (texts.length > 0 && count + batch.count > this.#maxBatch) break;
-      texts.push(batch.text);
+      if (batches.length > 0 && count + batch.count > this.#maxBatch) break;
+      batches.push(batch.bytes);
       count += batch.count;
     }
-    return { texts, count };
+    return { batches, count };
   }
 
   #retryDelay(): number {

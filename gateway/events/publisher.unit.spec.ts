@@ -147,17 +147,22 @@ describe('EventPublisher', () => {
     class SerializingLog extends FakeLog {
       readonly serialized: string[] = [];
       readonly appendedTexts: string[] = [];
+      /** The bytes handed out, by their text: an append must hand back the very bytes it was given. */
+      readonly #bytes = new Map<Uint8Array, string>();
       #waiting: Array<() => void> = [];
       hold = false;
 
-      serialize(events: readonly GatewayEvent[]): string {
+      serialize(events: readonly GatewayEvent[]): Uint8Array {
         const text = JSON.stringify(events);
         this.serialized.push(text);
-        return text;
+        const bytes = Buffer.from(text);
+        this.#bytes.set(bytes, text);
+        return bytes;
       }
 
-      async appendSerialized(texts: readonly string[]): Promise<void> {
+      async appendSerialized(batches: readonly Uint8Array[]): Promise<void> {
         if (this.hold) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+        const texts = batches.map((bytes) => this.#bytes.get(bytes)!);
         this.appendedTexts.push(...texts);
         await this.append(texts.flatMap((text) => JSON.parse(text) as GatewayEvent[]));
       }
@@ -199,6 +204,18 @@ describe('EventPublisher', () => {
       await until(() => publisher.depth === 0);
       // The first append, then the six batches of one cut behind it in two appends of at most five.
       expect(log.batches.map((batch) => batch.length)).toEqual([1, 5, 1]);
+      expect(log.appended).toEqual(names(0, 7));
+    });
+
+    it('cuts what one flush takes into serialised batches of at most serializedBatch events', async () => {
+      const log = new SerializingLog();
+      const publisher = new EventPublisher(log, { serializedBatch: 3, maxDelayMs: 2 });
+      for (let index = 0; index < 7; index++) publisher.publish(event(index));
+      await until(() => publisher.depth === 0);
+      expect(log.serialized.map((text) => (JSON.parse(text) as unknown[]).length)).toEqual([3, 3, 1]);
+      // One append takes the three side by side.
+      expect(log.batches.map((batch) => batch.length)).toEqual([7]);
+      expect(log.appendedTexts).toEqual(log.serialized);
       expect(log.appended).toEqual(names(0, 7));
     });
 

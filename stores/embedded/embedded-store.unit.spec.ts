@@ -272,6 +272,26 @@ describe('exactly once', () => {
     expect(after.overview.totals.calls).toBe(6);
   });
 
+  it('takes serialised batches side by side, and leaves the caller its bytes for a retry', async () => {
+    const before = await snapshot(stores);
+    const late: Call = { ...calls[0]!, id: 'r8', at: '2025-03-02T11:00:00.000Z', tokens: [2, 3] };
+    const events = stores.events;
+    // A small batch (its bytes can share Node's buffer pool) and one of its own memory.
+    const batches = [events.serialize!([request(late)]), events.serialize!([usage(late), ...trafficEvents])];
+    const texts = batches.map((bytes) => Buffer.from(bytes).toString());
+    await events.appendSerialized!(batches);
+    expect(batches.map((bytes) => Buffer.from(bytes).toString())).toEqual(texts);
+    // The retry of an append whose reply was lost: nothing is stored or counted twice.
+    await events.appendSerialized!(batches);
+    await stores.sync.caughtUp();
+    const after = await snapshot(stores);
+    expect(after.overview.totals).toEqual({
+      ...before.overview.totals,
+      ...totals(before.overview.totals.calls + 1, 1, 10 + 30 + 5 + 100 + 7 + 2, 20 + 40 + 5 + 50 + 3 + 3),
+    });
+    expect(after.logs.items.map((row) => row.request_id)).toContain('r8');
+  });
+
   it('loses nothing and counts nothing twice across a restart', async () => {
     const before = await snapshot(stores);
     await stores.close();

@@ -66,8 +66,8 @@ export class EmbeddedEngine {
     this.#events.append(events);
   }
 
-  /** The same, for events serialised as one JSON array (see SqliteEventLog.appendPrinted). */
-  appendPrinted(printed: string): void {
+  /** The same, for batches of events serialised as JSON arrays (see SqliteEventLog.appendPrinted). */
+  appendPrinted(printed: readonly string[]): void {
     this.#events.appendPrinted(printed);
   }
 

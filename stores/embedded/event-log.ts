@@ -13,6 +13,12 @@ export interface PositionedEvent {
   event: GatewayEvent;
 }
 
+/** Events and their JSON array, as they are stored. */
+interface PrintedBatch {
+  events: readonly GatewayEvent[];
+  printed: string;
+}
+
 /** At most this many appended events are kept in memory for the projector (see `#tail`). */
 const TAIL_LIMIT = 4_000;
 
@@ -38,7 +44,7 @@ export class SqliteEventLog {
    * in the write-ahead log) to catch a retry, which can only repeat the newest events (RECENT_IDS).
    */
   readonly #recent = new Set<string>();
-  readonly #appendBatch;
+  readonly #appendBatches;
   readonly #readFrom;
   readonly #lastPosition;
   readonly #count;
@@ -52,21 +58,26 @@ export class SqliteEventLog {
       .pluck();
     this.#count = database.prepare('SELECT coalesce(sum(event_count), 0) FROM event_batches').pluck();
     this.#rememberNewest(database);
-    // `printed` is the JSON array of `events`, stored as it is unless a retried event is left out.
-    this.#appendBatch = database.transaction((events: readonly GatewayEvent[], printed: string) => {
-      // An event already in the log (a retried append), or twice in this batch, is left out, and so
+    // Each part is stored as its own batch row: `printed` is the JSON array of its `events`, kept as
+    // it is unless a retried event is left out.
+    this.#appendBatches = database.transaction((parts: ReadonlyArray<PrintedBatch>) => {
+      // An event already in the log (a retried append), or twice in this append, is left out, and so
       // out of the tail.
-      const kept: GatewayEvent[] = [];
+      const appended: PositionedEvent[] = [];
       const ids = new Set<string>();
-      for (const event of events) {
-        if (this.#recent.has(event.eventId) || ids.has(event.eventId)) continue;
-        ids.add(event.eventId);
-        kept.push(event);
+      let next = this.lastPosition() + 1;
+      for (const { events, printed } of parts) {
+        const kept: GatewayEvent[] = [];
+        for (const event of events) {
+          if (this.#recent.has(event.eventId) || ids.has(event.eventId)) continue;
+          ids.add(event.eventId);
+          kept.push(event);
+        }
+        if (kept.length === 0) continue;
+        insertBatch.run(next, kept.length, kept.length === events.length ? printed : JSON.stringify(kept));
+        for (const event of kept) appended.push({ position: next++, event });
       }
-      if (kept.length === 0) return [];
-      const first = this.lastPosition() + 1;
-      insertBatch.run(first, kept.length, kept.length === events.length ? printed : JSON.stringify(kept));
-      return kept.map((event, index) => ({ position: first + index, event }));
+      return appended;
     });
     // From the batch holding the position after `?` (or the first batch after it) on.
     this.#readFrom = database.prepare(
@@ -112,7 +123,7 @@ export class SqliteEventLog {
 
   /** Appends in one transaction (synchronous: it runs on the store worker thread). */
   append(events: readonly GatewayEvent[]): void {
-    if (events.length > 0) this.#keep(this.#appendBatch(events, JSON.stringify(events)));
+    if (events.length > 0) this.#keep(this.#appendBatches([{ events, printed: JSON.stringify(events) }]));
   }
 
   /**
@@ -136,20 +147,17 @@ export class SqliteEventLog {
   }
 
   /**
-   * Appends events that arrive already serialised as one JSON array (how the serving thread hands them
-   * over: one string crosses threads far cheaper than a structured clone of the objects). The array is
-   * stored as it came; it is parsed once, for the ids and for the projector.
+   * Appends batches of events that arrive already serialised, each as one JSON array (as the serving
+   * thread hands them over), in one transaction. Each array is stored as it came, as a batch of its own; it is parsed
+   * once, for the ids and for the projector. Nothing is stored unless every array is valid.
    */
-  appendPrinted(printed: string): void {
-    const parsed: unknown = JSON.parse(printed);
-    if (!Array.isArray(parsed)) throw new TypeError('An append must be a JSON array of events.');
-    if (parsed.length > 0)
-      this.#keep(
-        this.#appendBatch(
-          parsed.map((raw) => upcastTrusted(raw)),
-          printed,
-        ),
-      );
+  appendPrinted(batches: readonly string[]): void {
+    const parts = batches.map((printed) => {
+      const parsed: unknown = JSON.parse(printed);
+      if (!Array.isArray(parsed)) throw new TypeError('An append must be a JSON array of events.');
+      return { events: parsed.map((raw) => upcastTrusted(raw)), printed };
+    });
+    if (parts.some((part) => part.events.length > 0)) this.#keep(this.#appendBatches(parts));
   }
 
   /** Events after a position, in log order, lifted to their current version. */

@@ -25,7 +25,8 @@ function registered(index: number): GatewayEvent {
   });
 }
 
-const printed = (events: readonly GatewayEvent[]) => JSON.stringify(events);
+/** An append of one serialised batch. */
+const printed = (events: readonly GatewayEvent[]) => [JSON.stringify(events)];
 
 describe('event log reads after appends', () => {
   let directory: string;
@@ -156,9 +157,44 @@ describe('event log reads after appends', () => {
 
   it('refuses an append that is not a JSON array of events, and stores nothing', () => {
     const log = new SqliteEventLog(database);
-    expect(() => log.appendPrinted(JSON.stringify(registered(1)))).toThrow(/JSON array/);
-    expect(() => log.appendPrinted('[{"eventId":')).toThrow(/JSON/);
+    expect(() => log.appendPrinted([JSON.stringify(registered(1))])).toThrow(/JSON array/);
+    expect(() => log.appendPrinted(['[{"eventId":'])).toThrow(/JSON/);
+    // One bad batch refuses the whole append, the good batch before it included.
+    expect(() => log.appendPrinted([...printed([registered(1)]), 'null'])).toThrow(/JSON array/);
     expect(log.lastPosition()).toBe(0);
+  });
+
+  it('stores several batches of one append as batches of their own, in order, in one transaction', () => {
+    const log = new SqliteEventLog(database);
+    const events = Array.from({ length: 5 }, (_, index) => registered(index));
+    log.appendPrinted([
+      JSON.stringify(events.slice(0, 2)),
+      '[]',
+      JSON.stringify([events[2]!, events[1]!]),
+      JSON.stringify(events.slice(3)),
+    ]);
+    const batches = database.prepare('SELECT first_position, event_count FROM event_batches ORDER BY 1').all();
+    // The retried event in the third batch is left out, and that batch stored without it.
+    expect(batches).toEqual([
+      { first_position: 1, event_count: 2 },
+      { first_position: 3, event_count: 1 },
+      { first_position: 4, event_count: 2 },
+    ]);
+    expect(fromTable(0, 100).map((entry) => entry.event.eventId)).toEqual(events.map((event) => event.eventId));
+    expect(log.readAfter(0, 100)).toEqual(fromTable(0, 100));
+  });
+
+  it('stores none of an append whose second batch fails', () => {
+    const log = new SqliteEventLog(database);
+    const events = [registered(1), registered(2)];
+    database.exec(
+      "CREATE TEMP TRIGGER full_disk BEFORE INSERT ON event_batches WHEN NEW.first_position > 1 BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    expect(() => log.appendPrinted([...printed([events[0]!]), ...printed([events[1]!])])).toThrow(/disk is full/);
+    database.exec('DROP TRIGGER full_disk');
+    expect(log.lastPosition()).toBe(0);
+    log.appendPrinted([...printed([events[0]!]), ...printed([events[1]!])]);
+    expect(fromTable(0, 100).map((entry) => entry.event.eventId)).toEqual(events.map((event) => event.eventId));
   });
 });
 

@@ -104,13 +104,14 @@ export class StoreThread {
     else pending.resolve(value);
   }
 
-  call<Value>(call: StoreCall): Promise<Value> {
+  /** `transfer`: buffers of the call that move to the worker instead of being copied. */
+  call<Value>(call: StoreCall, transfer: ArrayBuffer[] = []): Promise<Value> {
     const worker = this.#worker;
     if (!worker || !this.#alive) return Promise.reject(new Error('the store worker is not running; retry shortly'));
     const id = this.#nextId++;
     return new Promise<Value>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ id, ...call });
+      worker.postMessage({ id, ...call }, transfer);
     });
   }
 

@@ -38,13 +38,13 @@ const registered = newEvent('user.registered', {
 
 describe('StoreThread', () => {
   it('has the serving thread’s lookups current once a sync resolves', async () => {
-    await thread.call({ method: 'append', events: JSON.stringify([registered]) });
+    await thread.call({ method: 'append', batches: [Buffer.from(JSON.stringify([registered]))] });
     expect(await thread.call({ method: 'sync' })).toBeGreaterThanOrEqual(0);
     expect(lookups.userById('u1')?.email).toBe('a@example.com');
   });
 
   it('fills the lookups from the file when a new worker starts on it', async () => {
-    await thread.call({ method: 'append', events: JSON.stringify([registered]) });
+    await thread.call({ method: 'append', batches: [Buffer.from(JSON.stringify([registered]))] });
     await thread.close();
     const fresh = new MemoryLookups();
     thread = new StoreThread(directory, fresh);
@@ -53,8 +53,8 @@ describe('StoreThread', () => {
   });
 
   it('refuses a malformed append and goes on serving', async () => {
-    await expect(thread.call({ method: 'append', events: 'not json' })).rejects.toThrow(/JSON/);
-    await thread.call({ method: 'append', events: JSON.stringify([registered]) });
+    await expect(thread.call({ method: 'append', batches: [Buffer.from('not json')] })).rejects.toThrow(/JSON/);
+    await thread.call({ method: 'append', batches: [Buffer.from(JSON.stringify([registered]))] });
     await thread.call({ method: 'sync' });
     expect(lookups.userById('u1')).toBeDefined();
     expect(thread.alive).toBe(true);

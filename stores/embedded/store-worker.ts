@@ -27,6 +27,11 @@ try {
   process.exit(1);
 }
 
+/** A batch's bytes as text, for the log's TEXT column and for parsing. */
+function utf8Text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 /** Projects and publishes the lookup changes; throws what SQLite throws. */
 function project(): number {
   const applied = engine.catchUp();
@@ -65,7 +70,7 @@ function scheduleProjection(delayMs = 0): void {
 async function handle(request: StoreRequest): Promise<unknown> {
   switch (request.method) {
     case 'append':
-      engine.appendPrinted(request.events);
+      engine.appendPrinted(request.batches.map(utf8Text));
       scheduleProjection(PROJECTION_DELAY_MS);
       return undefined;
     case 'sync':

@@ -9,8 +9,8 @@ import type { UsageLogsQuery, UsageOverviewQuery } from '../../contracts/console
 import type { LookupChange } from './engine.ts';
 
 export type StoreCall =
-  /** the events as one JSON array: a string crosses threads far cheaper than a structured clone */
-  | { method: 'append'; events: string }
+  /** batches of events, each the UTF-8 bytes of one JSON array, appended in one transaction */
+  | { method: 'append'; batches: Uint8Array[] }
   | { method: 'sync' }
   | { method: 'overview'; query: UsageOverviewQuery & { userId: string | null } }
   | { method: 'logs'; query: UsageLogsQuery & { userId: string | null } }
