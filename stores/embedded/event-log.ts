@@ -25,7 +25,7 @@ const TAIL_LIMIT = 4_000;
 /**
  * How many of the newest logged events' ids an append is checked against. A retry can only repeat
  * what was in flight when an append's outcome was lost, that is when the store worker died between
- * its commit and its reply: the publisher's one batch (at most 500 events) and the commands of that
+ * its commit and its reply: the publisher's one append (at most 500 events) and the commands of that
  * moment, which the worker started next on the same file finds among the newest events it reads back.
  */
 const RECENT_IDS = 8_192;
@@ -148,8 +148,9 @@ export class SqliteEventLog {
 
   /**
    * Appends batches of events that arrive already serialised, each as one JSON array (as the serving
-   * thread hands them over), in one transaction. Each array is stored as it came, as a batch of its own; it is parsed
-   * once, for the ids and for the projector. Nothing is stored unless every array is valid.
+   * thread hands them over), in one transaction. Each array is stored as it came, as a batch of its
+   * own; it is parsed once, for the ids and for the projector. Nothing is stored unless every array
+   * is valid.
    */
   appendPrinted(batches: readonly string[]): void {
     const parts = batches.map((printed) => {
