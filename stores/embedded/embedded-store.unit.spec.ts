@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
@@ -128,6 +129,16 @@ afterEach(async () => {
   await stores.close();
   rmSync(directory, { recursive: true, force: true });
 });
+
+/** How many events the log holds, read from the file as another reader would. */
+function loggedEvents(): number {
+  const database = new Database(path.join(directory, 'gateway.db'), { readonly: true });
+  try {
+    return database.prepare('SELECT coalesce(sum(event_count), 0) FROM event_batches').pluck().get() as number;
+  } finally {
+    database.close();
+  }
+}
 
 /** Everything a console user or the hot path can read, to compare before and after. */
 async function snapshot(store: EmbeddedStores) {
@@ -253,7 +264,9 @@ describe('usage logs', () => {
 describe('exactly once', () => {
   it('ignores the same events appended again', async () => {
     const before = await snapshot(stores);
+    const logged = loggedEvents();
     await stores.events.append(allEvents);
+    expect(loggedEvents()).toBe(logged);
     await stores.sync.caughtUp();
     expect(await stores.catchUp()).toBe(0);
     expect(await snapshot(stores)).toEqual(before);
@@ -276,13 +289,18 @@ describe('exactly once', () => {
     const before = await snapshot(stores);
     const late: Call = { ...calls[0]!, id: 'r8', at: '2025-03-02T11:00:00.000Z', tokens: [2, 3] };
     const events = stores.events;
-    // A small batch (its bytes can share Node's buffer pool) and one of its own memory.
-    const batches = [events.serialize!([request(late)]), events.serialize!([usage(late), ...trafficEvents])];
+    // A small batch (its bytes can share Node's buffer pool) and one of its own memory, which a
+    // transfer of the caller's own bytes would detach.
+    const large = Array.from({ length: 20 }, () => trafficEvents).flat();
+    const batches = [events.serialize!([request(late)]), events.serialize!([usage(late), ...large])];
+    expect(batches[1]!.buffer.byteLength).toBe(batches[1]!.byteLength);
     const texts = batches.map((bytes) => Buffer.from(bytes).toString());
     await events.appendSerialized!(batches);
     expect(batches.map((bytes) => Buffer.from(bytes).toString())).toEqual(texts);
-    // The retry of an append whose reply was lost: nothing is stored or counted twice.
+    const logged = loggedEvents();
+    // The retry of an append whose reply was lost: nothing is logged, projected or counted twice.
     await events.appendSerialized!(batches);
+    expect(loggedEvents()).toBe(logged);
     await stores.sync.caughtUp();
     const after = await snapshot(stores);
     expect(after.overview.totals).toEqual({
