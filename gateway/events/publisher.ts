@@ -66,7 +66,8 @@ export class EventPublisher {
     this.#log = log;
     this.#serializing = Boolean(log.serialize && log.appendSerialized);
     this.#maxBatch = maxBatch;
-    this.#serializedBatch = Math.min(serializedBatch, maxBatch);
+    // At least one event per batch, or a cut would never empty the queue.
+    this.#serializedBatch = Math.max(1, Math.min(serializedBatch, maxBatch));
     this.#maxDelayMs = maxDelayMs;
     this.#onError = onError;
   }

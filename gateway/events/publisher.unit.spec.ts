@@ -180,7 +180,7 @@ describe('EventPublisher', () => {
       publisher.publish(event(0), event(1));
       await until(() => log.serialized.length === 1);
       publisher.publish(event(2));
-      // The first append still waits; the second batch is already text.
+      // The first append still waits; the second batch is already serialised.
       await until(() => log.serialized.length === 2);
       expect(log.calls).toBe(0);
       expect(publisher.depth).toBe(3);
@@ -219,7 +219,16 @@ describe('EventPublisher', () => {
       expect(log.appended).toEqual(names(0, 7));
     });
 
-    it('retries a failed batch with the text it was serialised to, in order', async () => {
+    it('cuts batches of one event when told zero, rather than never emptying the queue', async () => {
+      const log = new SerializingLog();
+      const publisher = new EventPublisher(log, { serializedBatch: 0, maxDelayMs: 1 });
+      publisher.publish(event(0), event(1));
+      await until(() => publisher.depth === 0);
+      expect(log.serialized.map((text) => (JSON.parse(text) as unknown[]).length)).toEqual([1, 1]);
+      expect(log.appended).toEqual(names(0, 2));
+    });
+
+    it('retries a failed batch with the bytes it was serialised to, in order', async () => {
       const log = new SerializingLog();
       const publisher = new EventPublisher(log, { maxBatch: 2, maxDelayMs: 1 });
       log.failNext = 1;
@@ -227,8 +236,20 @@ describe('EventPublisher', () => {
       await until(() => publisher.depth === 0);
       expect(log.appended).toEqual(names(0, 5));
       expect(log.serialized.map((text) => (JSON.parse(text) as unknown[]).length)).toEqual([2, 2, 1]);
-      // The failed first batch was sent twice, as the same text.
+      // The failed first batch was sent twice, as the same bytes.
       expect(log.appendedTexts).toEqual([log.serialized[0], ...log.serialized]);
+    });
+
+    it('retries a failed append of several batches whole, with the same bytes, in order', async () => {
+      const log = new SerializingLog();
+      const publisher = new EventPublisher(log, { serializedBatch: 2, maxBatch: 10, maxDelayMs: 1 });
+      log.failNext = 1;
+      for (let index = 0; index < 5; index++) publisher.publish(event(index));
+      await until(() => publisher.depth === 0);
+      expect(log.serialized.map((text) => (JSON.parse(text) as unknown[]).length)).toEqual([2, 2, 1]);
+      expect(log.appendedTexts).toEqual([...log.serialized, ...log.serialized]);
+      expect(log.batches.map((batch) => batch.length)).toEqual([5]);
+      expect(log.appended).toEqual(names(0, 5));
     });
 
     it('keeps events it cannot serialise queued, reports it, and appends them once it can', async () => {
