@@ -111,7 +111,13 @@ export class StoreThread {
     const id = this.#nextId++;
     return new Promise<Value>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ id, ...call }, transfer);
+      try {
+        worker.postMessage({ id, ...call }, transfer);
+      } catch (error) {
+        // A call that cannot be posted (a value that cannot be cloned) gets no reply to wait for.
+        this.#pending.delete(id);
+        reject(error);
+      }
     });
   }
 

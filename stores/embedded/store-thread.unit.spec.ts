@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newEvent } from '../../gateway/events/new-event.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
 import { StoreThread } from './store-thread.ts';
-import { deserializeError, serializeError } from './worker-protocol.ts';
+import { deserializeError, type StoreCall, serializeError } from './worker-protocol.ts';
 
 let directory: string;
 let lookups: MemoryLookups;
@@ -58,6 +58,14 @@ describe('StoreThread', () => {
     await thread.call({ method: 'sync' });
     expect(lookups.userById('u1')).toBeDefined();
     expect(thread.alive).toBe(true);
+  });
+
+  it('rejects a call that cannot be posted, and goes on serving', async () => {
+    const call = { method: 'append', batches: [() => 'not cloneable'] } as unknown as StoreCall;
+    await expect(thread.call(call)).rejects.toThrow(/could not be cloned/);
+    await thread.call({ method: 'append', batches: [Buffer.from(JSON.stringify([registered]))] });
+    await thread.call({ method: 'sync' });
+    expect(lookups.userById('u1')).toBeDefined();
   });
 
   it('says the worker is not running after close', async () => {
