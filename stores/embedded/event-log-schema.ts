@@ -1,8 +1,8 @@
 /**
  * @module stores/embedded/event-log-schema
  * The embedded event log's tables. Events are stored as the batches they were appended in (as a Kafka
- * broker stores record batches): one row per append, holding the events as one JSON array, with the
- * position of its first event; its events take the positions after it, one each. A row per event cost
+ * broker stores record batches): one row per batch (an append brings one or several), holding the
+ * events as one JSON array, with the position of its first event; its events take the positions after it, one each. A row per event cost
  * the store worker about twice as much per event (the row, its key, its columns), and the projector
  * reads the log in order anyway. Appends are idempotent by event id without a table of ids (see
  * event-log.ts). The view `events` shows one row per event, for analysts and tests that query by type.
