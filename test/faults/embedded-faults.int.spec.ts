@@ -357,7 +357,7 @@ describe.skipIf(!tmpfs)('the embedded store on a full disk', () => {
       // Fill the disk to the last byte. With 16 KiB left, whether the small console write below
       // still fitted depended on how the appends before it had used them (SQLite writes a failing
       // transaction's frames until the disk refuses, and a smaller write after it can reuse them):
-      // a CI run on a loaded machine got 201 where every run before had 507.
+      // a CI run on a loaded machine got 201 where earlier runs had 507.
       const { bavail, bsize } = statfsSync(tmpfs!);
       writeFileSync(filler, Buffer.alloc(bavail * bsize));
       const sentIds = Array.from({ length: 40 }, (_, index) => `diskfull-${index}`);
