@@ -108,9 +108,8 @@ export class EventPublisher {
 
   /**
    * With a log that serialises, turns the queue into serialised batches of at most `serializedBatch`
-   * events.
-   * Events that cannot be serialised stay queued, and the drain hands them to `append`, whose failure
-   * is retried like any other: a flush must not throw from its timer, nor drop what it took.
+   * events. Events that cannot be serialised stay queued, and the drain hands them to `append`, whose
+   * failure is retried like any other: a flush must not throw from its timer, nor drop what it took.
    */
   #cut(): void {
     if (!this.#serializing) return;
