@@ -109,6 +109,7 @@ describe('channel form', () => {
       weight: 3,
       thinking_to_content: false,
       enabled: true,
+      source: 'console',
       updated_at: '2025-01-01T00:00:00.000Z',
     });
     expect(values.models).toBe('gpt-4o, o3');
