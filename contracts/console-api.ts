@@ -257,6 +257,8 @@ export const channelViewSchema = z.object({
   weight: z.number(),
   thinking_to_content: z.boolean(),
   enabled: z.boolean(),
+  /** `config`: from the GATEWAY_CONFIG file, read-only in the console (change it in the file) */
+  source: z.enum(['console', 'config']),
   updated_at: z.string(),
   /** how many upstream keys the channel uses in turn */
   key_count: z.number().optional(),

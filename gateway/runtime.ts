@@ -75,7 +75,8 @@ export async function createRuntime(
       : null;
   const context: CommandContext = { stores, keys, now: () => new Date() };
   const admin = await ensureAdmin(context, settings.adminEmail, settings.adminPassword);
-  const channels = settings.configFile ? await seedChannels(context, readConfigFile(settings.configFile).channels) : 0;
+  // Seeded with no file too: channels the file used to hold are then handed to the console.
+  const channels = await seedChannels(context, settings.configFile ? readConfigFile(settings.configFile).channels : []);
   const publisher = new EventPublisher(stores.events, {
     onError: (error) =>
       console.error(JSON.stringify({ level: 'error', msg: 'event append failed; will retry', error: String(error) })),

@@ -88,6 +88,9 @@ export const tokenRevokedV1 = envelope('token.revoked', 1, z.object({ tokenId: z
 
 export const channelTypeSchema = z.enum(['openai', 'anthropic']);
 
+/** Who manages a channel: the console, or the operator's GATEWAY_CONFIG file (re-applied at every start). */
+export const channelSourceSchema = z.enum(['console', 'config']);
+
 export const channelConfiguredV1 = envelope(
   'channel.configured',
   1,
@@ -114,6 +117,11 @@ export const channelConfiguredV1 = envelope(
     connectTimeoutMs: z.number().int().min(1).optional(),
     firstByteTimeoutMs: z.number().int().min(1).optional(),
     idleTimeoutMs: z.number().int().min(1).optional(),
+    /**
+     * absent means `console` (events written before it); a channel seeded from the config file is
+     * marked `config` at the next start, as its entry then differs from the stored channel
+     */
+    source: channelSourceSchema.optional(),
   }),
 );
 
@@ -127,4 +135,5 @@ export type TokenRevoked = z.infer<typeof tokenRevokedV1>;
 export type ChannelConfigured = z.infer<typeof channelConfiguredV1>;
 export type ChannelRemoved = z.infer<typeof channelRemovedV1>;
 export type ChannelType = z.infer<typeof channelTypeSchema>;
+export type ChannelSource = z.infer<typeof channelSourceSchema>;
 export type Role = z.infer<typeof roleSchema>;

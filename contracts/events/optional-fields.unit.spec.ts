@@ -36,7 +36,7 @@ describe('optional fields on version 1 events', () => {
     expect(cleared).toMatchObject({ rpmLimit: null, tpmLimit: 1000, ipAllowlist: ['10.0.0.0/8'] });
   });
 
-  it('reads channel.configured with and without several keys and timeouts', () => {
+  it('reads channel.configured with and without several keys, timeouts and a source', () => {
     const channel = {
       channelId: 'c1',
       name: 'pool',
@@ -51,7 +51,12 @@ describe('optional fields on version 1 events', () => {
       enabled: true,
     };
     expect(upcast(JSON.parse(JSON.stringify(newEvent('channel.configured', channel)))).body).toEqual(channel);
-    const pooled = { ...channel, apiKeyCiphertexts: ['v1.a.b.c', 'v1.d.e.f'], firstByteTimeoutMs: 3000 };
+    const pooled = {
+      ...channel,
+      apiKeyCiphertexts: ['v1.a.b.c', 'v1.d.e.f'],
+      firstByteTimeoutMs: 3000,
+      source: 'config' as const,
+    };
     expect(upcast(JSON.parse(JSON.stringify(newEvent('channel.configured', pooled)))).body).toEqual(pooled);
   });
 

@@ -2,7 +2,8 @@
  * @module gateway/commands/channel-admin
  * Channels added, changed and removed by administrators in the console. Every change appends a whole
  * `channel.configured` snapshot (or `channel.removed`); the upstream key is encrypted before it enters
- * the event and is kept as it was when an update does not replace it.
+ * the event and is kept as it was when an update does not replace it. Channels from the config file
+ * are read-only here: the next start would silently put the file's entry back.
  */
 import type { CreateChannelRequest, UpdateChannelRequest } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
@@ -17,6 +18,16 @@ export function channelById(context: CommandContext, channelId: string): Channel
   return channel;
 }
 
+/** Exported so that the console API can refuse before it checks anything else about the change. */
+export function refuseConfigChannelChange(channel: Pick<ChannelDocument, 'name' | 'source'>): void {
+  if (channel.source !== 'config') return;
+  throw new ApiError(
+    409,
+    'channel_from_config',
+    `The channel "${channel.name}" comes from the gateway's config file (GATEWAY_CONFIG): change or remove it there, then restart the gateway. Changes made here would be undone at the next start.`,
+  );
+}
+
 function refuseTakenName(context: CommandContext, name: string, exceptId?: string): void {
   const taken = context.stores.lookups
     .channels()
@@ -26,7 +37,7 @@ function refuseTakenName(context: CommandContext, name: string, exceptId?: strin
   if (taken) throw new ApiError(409, 'channel_name_taken', `A channel named "${name}" already exists.`, 'name');
 }
 
-function trimmedBaseUrl(url: string): string {
+export function trimmedBaseUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
@@ -64,6 +75,7 @@ export async function updateChannel(
   input: UpdateChannelRequest,
 ): Promise<ChannelDocument> {
   const { updatedAt: _updatedAt, ...existing } = channelById(context, channelId);
+  refuseConfigChannelChange(existing);
   const replacesKeys = input.api_keys !== undefined || input.api_key !== undefined;
   const { apiKeyCiphertexts: _keys, connectTimeoutMs, firstByteTimeoutMs, idleTimeoutMs, ...current } = existing;
   const timeouts = {
@@ -115,6 +127,6 @@ function timeoutFields(input: CreateChannelRequest) {
 }
 
 export async function removeChannel(context: CommandContext, channelId: string): Promise<void> {
-  channelById(context, channelId);
+  refuseConfigChannelChange(channelById(context, channelId));
   await commit(context, newEvent('channel.removed', { channelId }, context.now()));
 }

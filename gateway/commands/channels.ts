@@ -2,7 +2,9 @@
  * @module gateway/commands/channels
  * Seeds channels from the GATEWAY_CONFIG file. A channel's id derives from its name, so restarting with
  * the same file changes nothing, and an edited entry updates the channel in place. Only changed
- * channels produce events.
+ * channels produce events. Seeded channels are marked `source: config` (the console shows them
+ * read-only, as the next start would undo its edits); one that is no longer in the file is handed to
+ * the console, which may then edit or remove it.
  */
 import { createHash } from 'node:crypto';
 import type { ChannelConfig } from '../../contracts/gateway-config.ts';
@@ -44,6 +46,7 @@ export async function seedChannels(context: CommandContext, channels: readonly C
       weight: channel.weight,
       thinkingToContent: channel.thinking_to_content,
       enabled: channel.enabled,
+      source: 'config' as const,
       ...(channel.connect_timeout_ms !== undefined && { connectTimeoutMs: channel.connect_timeout_ms }),
       ...(channel.first_byte_timeout_ms !== undefined && { firstByteTimeoutMs: channel.first_byte_timeout_ms }),
       ...(channel.idle_timeout_ms !== undefined && { idleTimeoutMs: channel.idle_timeout_ms }),
@@ -65,6 +68,12 @@ export async function seedChannels(context: CommandContext, channels: readonly C
     events.push(
       newEvent('channel.configured', { ...wanted, ...encryptedKeys(keys, context.keys.encryption) }, context.now()),
     );
+  }
+  const seeded = new Set(channels.map((channel) => channelIdOf(channel.name)));
+  for (const { updatedAt: _updatedAt, ...left } of context.stores.lookups.channels()) {
+    if (left.source === 'config' && !seeded.has(left.channelId)) {
+      events.push(newEvent('channel.configured', { ...left, source: 'console' as const }, context.now()));
+    }
   }
   if (events.length > 0) await commit(context, ...events);
   return events.length;

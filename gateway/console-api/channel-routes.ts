@@ -12,7 +12,14 @@ import {
   updateChannelRequestSchema,
 } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
-import { channelById, createChannel, removeChannel, updateChannel } from '../commands/channel-admin.ts';
+import {
+  channelById,
+  createChannel,
+  refuseConfigChannelChange,
+  removeChannel,
+  trimmedBaseUrl,
+  updateChannel,
+} from '../commands/channel-admin.ts';
 import { keyCiphertextsOf } from '../commands/channels.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { testChannel } from '../commands/test-channel.ts';
@@ -50,6 +57,7 @@ export function channelView(
     weight: channel.weight,
     thinking_to_content: channel.thinkingToContent,
     enabled: channel.enabled,
+    source: channel.source ?? 'console',
     updated_at: channel.updatedAt,
     key_count: keyCiphertextsOf(channel).length,
     connect_timeout_ms: channel.connectTimeoutMs ?? null,
@@ -108,7 +116,12 @@ export function channelRoutes(context: CommandContext, health?: (channelId: stri
   router.patch('/channels/:id', async (request, response) => {
     adminUser(request);
     const input = parseOrThrow(updateChannelRequestSchema, request.body);
-    if (input.base_url !== undefined) await refusePrivateUpstream(input.base_url, allowPrivate);
+    const stored = channelById(context, request.params.id!);
+    refuseConfigChannelChange(stored);
+    // Only a changed URL is judged: a form that re-sends the stored one (entered before the guard, or
+    // while ALLOW_PRIVATE_UPSTREAMS was on) must not block a change to the weight.
+    if (input.base_url !== undefined && trimmedBaseUrl(input.base_url) !== stored.baseUrl)
+      await refusePrivateUpstream(input.base_url, allowPrivate);
     response.json(view(await updateChannel(context, request.params.id!, input)));
   });
 

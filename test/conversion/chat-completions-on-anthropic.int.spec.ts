@@ -127,6 +127,51 @@ describe('non-streamed', () => {
       'presence_penalty dropped: no Anthropic equivalent; seed dropped: no Anthropic equivalent',
     );
   });
+
+  it('temperature and top_p together: the upstream gets the temperature only, and the client a warning', async () => {
+    const response = await gateway.post('/v1/chat/completions', {
+      model,
+      messages: hello,
+      temperature: 0.3,
+      top_p: 0.8,
+    });
+    expect(response.status).toBe(200);
+    expect(sent().body).toMatchObject({ temperature: 0.3 });
+    expect(sent().body).not.toHaveProperty('top_p');
+    expect(response.headers.get('x-gateway-warnings')).toBe(
+      'top_p dropped: Anthropic models refuse temperature and top_p together, temperature kept',
+    );
+  });
+
+  it('/v1/messages on the same anthropic channel passes temperature and top_p through as the client sent them', async () => {
+    const response = await gateway.post('/v1/messages', {
+      model,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Say hello' }],
+      temperature: 0.3,
+      top_p: 0.8,
+    });
+    expect(response.status).toBe(200);
+    expect(sent().body).toMatchObject({ temperature: 0.3, top_p: 0.8 });
+    expect(response.headers.get('x-gateway-warnings')).toBeNull();
+  });
+
+  it('a trailing empty user message reaches the upstream as a user turn, not as an assistant prefill', async () => {
+    const response = await gateway.post('/v1/chat/completions', {
+      model,
+      messages: [
+        { role: 'user', content: 'Tell me a story.' },
+        { role: 'assistant', content: 'Once upon a time' },
+        { role: 'user', content: '' },
+      ],
+    });
+    expect(response.status).toBe(200);
+    expect((sent().body as any).messages.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: '(empty message)' }],
+    });
+    expect(response.headers.get('x-gateway-warnings')).toMatch(/empty user message/);
+  });
 });
 
 describe('streamed', () => {

@@ -150,4 +150,47 @@ describe('streamed', () => {
     ]);
     expect(deltas.join('')).toBe('{"city":"Paris"}');
   });
+
+  it('interleaved fragments of two parallel tool calls: both inputs arrive whole through finalMessage', async () => {
+    gateway.harness.upstream.next('interleaved-tool-calls');
+    const stream = gateway.anthropic.messages.stream({
+      model,
+      max_tokens: 256,
+      messages: [{ role: 'user', content: 'Weather in Paris, and the time in London?' }],
+      tools,
+    });
+    const final = await stream.finalMessage();
+    const expected = (loadJsonFixture('openai-interleaved-tool-calls').body as any).choices[0].message.tool_calls;
+    expect(final.stop_reason).toBe('tool_use');
+    expect(final.content).toEqual(
+      expected.map((call: any) => ({
+        type: 'tool_use',
+        id: call.id,
+        name: call.function.name,
+        input: JSON.parse(call.function.arguments),
+      })),
+    );
+    expect(final.content.map((block) => (block as Anthropic.ToolUseBlock).input)).toEqual([
+      { city: 'Paris', unit: 'celsius' },
+      { timezone: 'Europe/London' },
+    ]);
+    expect(final.usage).toMatchObject({ input_tokens: 112, output_tokens: 57 });
+  });
+
+  it('interleaved tool calls keep every event rule on the wire', async () => {
+    gateway.harness.upstream.next('interleaved-tool-calls');
+    const response = await gateway.post('/v1/messages', {
+      model,
+      max_tokens: 256,
+      messages: hello,
+      stream: true,
+      tools,
+    });
+    const { violations, result } = checkAnthropicStream(await readFrames(response));
+    expect(violations).toEqual([]);
+    expect(result.content.map((block) => block.input)).toEqual([
+      { city: 'Paris', unit: 'celsius' },
+      { timezone: 'Europe/London' },
+    ]);
+  });
 });

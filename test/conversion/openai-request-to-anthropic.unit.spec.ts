@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_TOKENS } from '../../contracts/anthropic/messages-request.ts';
+import { EMPTY_USER_MESSAGE } from '../../gateway/providers/conversion/openai-messages-to-anthropic.ts';
 import { openAIRequestToAnthropic } from '../../gateway/providers/conversion/openai-request-to-anthropic.ts';
 import { GatewayError } from '../../gateway/relay/errors.ts';
 
@@ -85,11 +86,73 @@ describe('messages', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'call_1', content: '18°C' },
-          { type: 'tool_result', tool_use_id: 'call_2', content: '12°C' },
+          { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: '12°C' }] },
           { type: 'text', text: 'Which is warmer?' },
         ],
       },
     ]);
+  });
+
+  it('a tool message of several text parts reaches the tool_result as separate text blocks, none joined', () => {
+    const { body } = convert({
+      messages: [
+        { role: 'user', content: 'What time is it in Paris?' },
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'call_t', type: 'function', function: { name: 'now', arguments: '{}' } }],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'call_t',
+          content: [
+            { type: 'text', text: '12:00' },
+            { type: 'text', text: ' ' },
+            { type: 'text', text: 'CET' },
+          ],
+        },
+      ],
+    });
+    expect((body['messages'] as any[])[2].content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'call_t',
+        content: [
+          { type: 'text', text: '12:00' },
+          { type: 'text', text: 'CET' },
+        ],
+      },
+    ]);
+  });
+
+  it('a trailing empty user message stays a user turn, with the documented placeholder, not an assistant prefill', () => {
+    for (const empty of ['', [], [{ type: 'text', text: '  ' }]]) {
+      const { body, warnings } = convert({
+        messages: [
+          { role: 'user', content: 'Tell me a story.' },
+          { role: 'assistant', content: 'Once upon a time' },
+          { role: 'user', content: empty },
+        ],
+      });
+      const turns = body['messages'] as any[];
+      expect(turns.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user']);
+      expect(turns[2].content).toEqual([{ type: 'text', text: EMPTY_USER_MESSAGE }]);
+      expect(warnings.join('\n')).toMatch(/empty user message was sent as "\(empty message\)"/);
+    }
+  });
+
+  it('an empty user message after tool results adds nothing: the turn is a user turn already', () => {
+    const { body, warnings } = convert({
+      messages: [
+        { role: 'user', content: 'Go' },
+        { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c', content: 'done' },
+        { role: 'user', content: '' },
+      ],
+    });
+    expect((body['messages'] as any[])[2].content).toEqual([
+      { type: 'tool_result', tool_use_id: 'c', content: 'done' },
+    ]);
+    expect(warnings).toEqual([]);
   });
 
   it('pitfall 10: keeps a tool call whose arguments are not JSON, so its result is not orphaned', () => {
@@ -201,16 +264,27 @@ describe('parameters', () => {
   });
 
   it('maps stop, temperature (clamped to 1), top_p and user', () => {
-    const { body, warnings } = convert({ messages, stop: ['END', ' '], temperature: 1.5, top_p: 0.9, user: 'user-42' });
-    expect(body).toMatchObject({
-      stop_sequences: ['END'],
-      temperature: 1,
-      top_p: 0.9,
-      metadata: { user_id: 'user-42' },
-    });
+    const { body, warnings } = convert({ messages, stop: ['END', ' '], temperature: 1.5, user: 'user-42' });
+    expect(body).toMatchObject({ stop_sequences: ['END'], temperature: 1, metadata: { user_id: 'user-42' } });
     expect(warnings.join('\n')).toMatch(/whitespace-only stop/);
     expect(warnings.join('\n')).toMatch(/temperature above 1 clamped/);
     expect(convert({ messages, stop: 'STOP' }).body['stop_sequences']).toEqual(['STOP']);
+    expect(convert({ messages, top_p: 0.9 })).toMatchObject({ body: { top_p: 0.9 }, warnings: [] });
+  });
+
+  it('temperature and top_p together: temperature kept, top_p dropped with a warning', () => {
+    const { body, warnings } = convert({ messages, temperature: 0.2, top_p: 0.9 });
+    expect(body['temperature']).toBe(0.2);
+    expect(body).not.toHaveProperty('top_p');
+    expect(warnings).toEqual([
+      'top_p dropped: Anthropic models refuse temperature and top_p together, temperature kept',
+    ]);
+  });
+
+  it('with thinking, a top_p the thinking rules allow stays when they drop the temperature', () => {
+    const { body } = convert({ messages, temperature: 0.2, top_p: 0.97, reasoning_effort: 'low' });
+    expect(body).not.toHaveProperty('temperature');
+    expect(body['top_p']).toBe(0.97);
   });
 
   it('takes max_completion_tokens, else max_tokens, else the documented default', () => {

@@ -238,6 +238,35 @@ describe('OpenAI stream → Anthropic events', () => {
     ]);
   });
 
+  it('interleaved tool calls: the first streams, the other is held and sent whole, even a fragment after the finish', () => {
+    const call = (index: number, fragment: string, start?: { id: string; name: string }) => ({
+      index,
+      ...(start ? { id: start.id, type: 'function' } : {}),
+      function: { ...(start ? { name: start.name } : {}), arguments: fragment },
+    });
+    const relay = messagesRelay();
+    const frames = runRelay(
+      relay,
+      openAIEvents(
+        chunk({ role: 'assistant', tool_calls: [call(0, '', { id: 'call_a', name: 'get_weather' })] }),
+        chunk({ tool_calls: [call(1, '{"tz":', { id: 'call_b', name: 'get_time' })] }),
+        chunk({ tool_calls: [call(0, '{"city":'), call(1, '"CET"}')] }),
+        chunk({ content: 'Checking both.' }),
+        chunk({}, 'tool_calls'),
+        chunk({ tool_calls: [call(0, '"Oslo"}')] }),
+        '[DONE]',
+      ),
+    );
+    const { violations, result } = checkAnthropicStream(parseFrames(frames));
+    expect(violations).toEqual([]);
+    expect(result.content).toEqual([
+      { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Oslo' } },
+      { type: 'tool_use', id: 'call_b', name: 'get_time', input: { tz: 'CET' } },
+      { type: 'text', text: 'Checking both.' },
+    ]);
+    expect(result.stopReason).toBe('tool_use');
+  });
+
   it('pitfall 11 and 17: repeated ids and names start no new block; invalid id characters are replaced', () => {
     const repeated = { index: 0, id: 'functions.get_weather:0', type: 'function' };
     const { violations, result } = toMessages(

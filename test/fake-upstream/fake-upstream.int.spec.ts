@@ -28,6 +28,8 @@ const anthropicRequest = {
 };
 const replyCases = ['text', 'tool-call', 'parallel-tool-calls', 'tool-result-reply', 'thinking'];
 const jsonCases = [...replyCases, 'image'];
+/** Shapes only OpenAI-format servers send: the argument fragments of two tool calls interleaved. */
+const openaiOnlyReplyCases = ['interleaved-tool-calls'];
 const openaiErrors = [
   [400, OpenAI.BadRequestError],
   [401, OpenAI.AuthenticationError],
@@ -51,6 +53,7 @@ const coveredFixtures = new Set<string>([
     ...jsonCases.map((caseName) => `${provider}-${caseName}`),
     ...replyCases.map((caseName) => `${provider}-${caseName}-stream`),
   ]),
+  ...openaiOnlyReplyCases.flatMap((caseName) => [`openai-${caseName}`, `openai-${caseName}-stream`]),
   ...openaiErrors.map(([status]) => `openai-error-${status}`),
   ...anthropicErrors.map(([status]) => `anthropic-error-${status}`),
 ]);
@@ -84,7 +87,7 @@ function findChunk(
 }
 
 describe('OpenAI fixtures through the openai SDK', () => {
-  it.each(jsonCases)('chat.completions.create parses openai-%s', async (caseName) => {
+  it.each([...jsonCases, ...openaiOnlyReplyCases])('chat.completions.create parses openai-%s', async (caseName) => {
     upstream.next(caseName);
     const completion = await openai.chat.completions.create(openaiRequest);
     const expected = expectedCompletion(`openai-${caseName}`);
@@ -96,32 +99,35 @@ describe('OpenAI fixtures through the openai SDK', () => {
   });
 
   describe.each([true, false])('chat.completions.stream with include_usage %s', (includeUsage) => {
-    it.each(replyCases)('finalChatCompletion assembles openai-%s-stream', async (caseName) => {
-      const name = `openai-${caseName}-stream`;
-      upstream.next(caseName);
-      const stream = openai.chat.completions.stream({
-        ...openaiRequest,
-        ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
-      });
-      let reasoning = '';
-      stream.on('chunk', (chunk) => {
-        const delta = chunk.choices[0]?.delta;
-        const fragment = delta ? Reflect.get(delta, 'reasoning_content') : undefined;
-        if (typeof fragment === 'string') reasoning += fragment;
-      });
-      const final = await stream.finalChatCompletion();
-      const expected = expectedCompletion(`openai-${caseName}`);
-      const [finalChoice, expectedChoice] = [final.choices[0], expected.choices[0]];
-      expect(final.model).toBe(expected.model);
-      expect(finalChoice?.message.content ?? null).toBe(expectedChoice?.message.content ?? null);
-      expect(finalChoice?.finish_reason).toBe(expectedChoice?.finish_reason);
-      expect(finalChoice && toolCallSummary(finalChoice.message)).toEqual(
-        expectedChoice && toolCallSummary(expectedChoice.message),
-      );
-      expect(reasoning).toBe(expectedChoice ? (Reflect.get(expectedChoice.message, 'reasoning_content') ?? '') : '');
-      const usageChunk = findChunk(name, (chunk) => Array.isArray(chunk.choices) && chunk.choices.length === 0);
-      expect(final.usage).toEqual(includeUsage ? usageChunk?.usage : undefined);
-    });
+    it.each([...replyCases, ...openaiOnlyReplyCases])(
+      'finalChatCompletion assembles openai-%s-stream',
+      async (caseName) => {
+        const name = `openai-${caseName}-stream`;
+        upstream.next(caseName);
+        const stream = openai.chat.completions.stream({
+          ...openaiRequest,
+          ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+        });
+        let reasoning = '';
+        stream.on('chunk', (chunk) => {
+          const delta = chunk.choices[0]?.delta;
+          const fragment = delta ? Reflect.get(delta, 'reasoning_content') : undefined;
+          if (typeof fragment === 'string') reasoning += fragment;
+        });
+        const final = await stream.finalChatCompletion();
+        const expected = expectedCompletion(`openai-${caseName}`);
+        const [finalChoice, expectedChoice] = [final.choices[0], expected.choices[0]];
+        expect(final.model).toBe(expected.model);
+        expect(finalChoice?.message.content ?? null).toBe(expectedChoice?.message.content ?? null);
+        expect(finalChoice?.finish_reason).toBe(expectedChoice?.finish_reason);
+        expect(finalChoice && toolCallSummary(finalChoice.message)).toEqual(
+          expectedChoice && toolCallSummary(expectedChoice.message),
+        );
+        expect(reasoning).toBe(expectedChoice ? (Reflect.get(expectedChoice.message, 'reasoning_content') ?? '') : '');
+        const usageChunk = findChunk(name, (chunk) => Array.isArray(chunk.choices) && chunk.choices.length === 0);
+        expect(final.usage).toEqual(includeUsage ? usageChunk?.usage : undefined);
+      },
+    );
   });
 
   it.each(openaiErrors)('openai-error-%i raises the matching SDK error', async (status, errorClass) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { blankChannelForm, createRequestOf, updateRequestOf } from './channel-form.ts';
+import type { ChannelView } from '../../../contracts/console-api.ts';
+import { blankChannelForm, channelFormOf, createRequestOf, updateRequestOf } from './channel-form.ts';
 
 describe('channel form: keys and timeouts', () => {
   it('sends one key as api_key, several as api_keys, and typed timeouts as numbers', () => {
@@ -16,7 +17,22 @@ describe('channel form: keys and timeouts', () => {
   });
 
   it('keeps the stored keys when none were typed on edit', () => {
-    const request = updateRequestOf({ ...blankChannelForm(), name: 'pool', models: 'm' }, {});
-    expect('api_key' in request || 'api_keys' in request).toBe(false);
+    const stored: ChannelView = {
+      id: 'c1',
+      name: 'pool',
+      type: 'openai',
+      base_url: 'https://api.openai.com/v1',
+      key_hint: '••••abcd',
+      models: ['m'],
+      model_mapping: {},
+      priority: 0,
+      weight: 1,
+      thinking_to_content: false,
+      enabled: true,
+      source: 'console',
+      updated_at: '2025-01-01T00:00:00.000Z',
+    };
+    const request = updateRequestOf(stored, { ...channelFormOf(stored), priority: 2 }, {});
+    expect(request).toEqual({ priority: 2 });
   });
 });

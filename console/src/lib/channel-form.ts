@@ -106,7 +106,19 @@ export function createRequestOf(values: ChannelFormValues, mapping: Record<strin
   return { ...commonFields(values, mapping), ...('api_keys' in keys ? keys : { api_key: values.apiKey.trim() }) };
 }
 
-/** Keys are only sent when new ones were typed: an empty field keeps the stored keys. */
-export function updateRequestOf(values: ChannelFormValues, mapping: Record<string, string>): UpdateChannelRequest {
-  return { ...commonFields(values, mapping), ...keyFields(values.apiKey) };
+/**
+ * Only the fields that differ from the stored channel are sent, so that saving a new weight does not
+ * re-submit (and have the server re-judge) the base URL. Keys are only sent when new ones were typed:
+ * an empty field keeps the stored keys.
+ */
+export function updateRequestOf(
+  stored: ChannelView,
+  values: ChannelFormValues,
+  mapping: Record<string, string>,
+): UpdateChannelRequest {
+  const before: Record<string, unknown> = commonFields(channelFormOf(stored), stored.model_mapping);
+  const changed = Object.entries(commonFields(values, mapping)).filter(
+    ([field, value]) => JSON.stringify(value) !== JSON.stringify(before[field]),
+  );
+  return { ...Object.fromEntries(changed), ...keyFields(values.apiKey) };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChannelView } from '../../../contracts/console-api.ts';
 import { stackByModel } from '../charts/options.ts';
 import { detectLocale } from '../locales/index.ts';
 import { channelFormOf, createRequestOf, parseMapping, updateRequestOf } from './channel-form.ts';
@@ -97,7 +98,7 @@ describe('channel form', () => {
   });
 
   it('sends the upstream key on create, and on update only when a new one was typed', () => {
-    const values = channelFormOf({
+    const stored: ChannelView = {
       id: 'c1',
       name: 'main',
       type: 'openai',
@@ -109,13 +110,41 @@ describe('channel form', () => {
       weight: 3,
       thinking_to_content: false,
       enabled: true,
+      source: 'console',
       updated_at: '2025-01-01T00:00:00.000Z',
-    });
+    };
+    const values = channelFormOf(stored);
     expect(values.models).toBe('gpt-4o, o3');
     expect(values.mapping).toBe('x=y');
-    expect(updateRequestOf(values, { x: 'y' })).not.toHaveProperty('api_key');
-    expect(updateRequestOf({ ...values, apiKey: ' new ' }, {})).toMatchObject({ api_key: 'new', model_mapping: {} });
+    expect(updateRequestOf(stored, values, { x: 'y' })).not.toHaveProperty('api_key');
+    expect(updateRequestOf(stored, { ...values, apiKey: ' new ' }, {})).toEqual({ api_key: 'new', model_mapping: {} });
     expect(createRequestOf({ ...values, apiKey: 'k' }, {})).toMatchObject({ api_key: 'k', models: ['gpt-4o', 'o3'] });
+  });
+
+  it('on update sends only what changed: a new weight alone, never the unchanged base URL', () => {
+    const stored: ChannelView = {
+      id: 'c1',
+      name: 'internal',
+      type: 'openai',
+      base_url: 'http://10.0.0.5:8000/v1',
+      key_hint: '••••abcd',
+      models: ['llama'],
+      model_mapping: {},
+      priority: 0,
+      weight: 1,
+      thinking_to_content: false,
+      enabled: true,
+      source: 'console',
+      updated_at: '2025-01-01T00:00:00.000Z',
+      connect_timeout_ms: 5000,
+    };
+    expect(updateRequestOf(stored, { ...channelFormOf(stored), weight: 4 }, {})).toEqual({ weight: 4 });
+    expect(updateRequestOf(stored, channelFormOf(stored), {})).toEqual({});
+    const moved = { ...channelFormOf(stored), connectTimeout: '', baseUrl: 'http://10.0.0.6:8000/v1' };
+    expect(updateRequestOf(stored, moved, {})).toEqual({
+      base_url: 'http://10.0.0.6:8000/v1',
+      connect_timeout_ms: null,
+    });
   });
 });
 

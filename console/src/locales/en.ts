@@ -217,6 +217,9 @@ export const en = {
     deleted: 'Channel “{name}” deleted.',
     saved: 'Channel saved.',
     empty: 'No channels yet. Add one so the gateway can reach a provider.',
+    fromConfig: 'Config file',
+    configNote:
+      'Defined in the gateway config file (GATEWAY_CONFIG): change it there and restart the gateway. Changes made here would be undone at the next start.',
   },
   users: {
     title: 'Users',

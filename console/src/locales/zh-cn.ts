@@ -218,6 +218,9 @@ export const zhCN: Messages = {
     deleted: '渠道“{name}”已删除。',
     saved: '渠道已保存。',
     empty: '还没有渠道。添加一个，网关才能访问服务商。',
+    fromConfig: '配置文件',
+    configNote:
+      '此渠道定义在网关配置文件（GATEWAY_CONFIG）中：请在文件中修改并重启网关。在这里所做的修改会在下次启动时被还原。',
   },
   users: {
     title: '用户',

@@ -41,6 +41,12 @@ function textOf(content: string | readonly Part[] | null | undefined): string {
     .join('');
 }
 
+/**
+ * What an empty user message is sent as. Dropped, it would leave the assistant's text last, which
+ * Anthropic continues as a prefill instead of answering; it cannot be sent empty (pitfall 9).
+ */
+export const EMPTY_USER_MESSAGE = '(empty message)';
+
 /** Anthropic refuses empty and whitespace-only text blocks (pitfall 9); they carry nothing anyway. */
 function textBlocks(text: string): AnthropicBlock[] {
   return text.trim() ? [{ type: 'text', text }] : [];
@@ -81,6 +87,13 @@ function userBlocks(content: string | readonly Part[], warnings: string[]): Anth
   });
 }
 
+/** Text parts stay separate blocks, so `12:00` and `CET` do not run together as `12:00CET`. */
+function toolResultContent(content: string | readonly Part[]): string | AnthropicBlock[] | undefined {
+  if (typeof content === 'string') return content || undefined;
+  const blocks = content.flatMap((part) => (typeof part['text'] === 'string' ? textBlocks(part['text']) : []));
+  return blocks.length ? blocks : undefined;
+}
+
 function toolInput(argumentsText: string, warnings: string[]): Record<string, unknown> {
   const input = parseToolArguments(argumentsText);
   if (!input) warnings.push('tool call arguments that are not a JSON object were sent as {}');
@@ -116,16 +129,22 @@ export function openAIMessagesToAnthropic(messages: readonly ChatMessage[], warn
         // Anthropic has one system prompt; its position in the conversation is lost.
         system.push(...textBlocks(textOf(message.content as readonly Part[] | string)));
         break;
-      case 'user':
-        push('user', userBlocks(message.content as readonly Part[] | string, warnings));
+      case 'user': {
+        const blocks = userBlocks(message.content as readonly Part[] | string, warnings);
+        if (blocks.length === 0 && turns.at(-1)?.role !== 'user') {
+          blocks.push({ type: 'text', text: EMPTY_USER_MESSAGE });
+          warnings.push(`an empty user message was sent as "${EMPTY_USER_MESSAGE}": Anthropic refuses empty turns`);
+        }
+        push('user', blocks);
         break;
+      }
       case 'assistant':
         push('assistant', assistantBlocks(message, warnings));
         break;
       case 'tool': {
-        const text = textOf(message.content as readonly Part[] | string);
+        const content = toolResultContent(message.content as readonly Part[] | string);
         push('user', [
-          { type: 'tool_result', tool_use_id: sanitizeToolId(message.tool_call_id), ...(text && { content: text }) },
+          { type: 'tool_result', tool_use_id: sanitizeToolId(message.tool_call_id), ...(content && { content }) },
         ]);
         break;
       }

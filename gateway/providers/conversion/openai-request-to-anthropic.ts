@@ -137,6 +137,11 @@ export function openAIRequestToAnthropic(request: Record<string, unknown>): Conv
   }
   addTools(request, body, thinking, warnings);
   if (thinking) body = withoutThinkingConflicts(body, warnings);
+  if (body['temperature'] !== undefined && body['top_p'] !== undefined) {
+    // Recent Claude models refuse the two together; Anthropic advises setting one of them.
+    delete body['top_p'];
+    warnings.push('top_p dropped: Anthropic models refuse temperature and top_p together, temperature kept');
+  }
   for (const field of DROPPED_FIELDS) {
     if (request[field] !== undefined && request[field] !== null)
       warnings.push(`${field} dropped: no Anthropic equivalent`);

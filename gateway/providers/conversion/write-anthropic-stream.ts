@@ -5,6 +5,11 @@
  * at a time, each started, fed deltas of its own type and stopped (pitfalls 3, 4); no empty text
  * blocks; one `message_delta` with `output_tokens`, then `message_stop`. The stop reason is held until
  * the usage that follows it arrives, so both travel in the one `message_delta`.
+ *
+ * OpenAI-format servers may interleave the argument fragments of parallel tool calls (index 0, 1, 0,
+ * 1…), and nothing says when a call is complete. So while a tool block is open, whatever else starts
+ * (another call, text, thinking) is held in arrival order, and the open call keeps streaming; at the
+ * end the open block is closed and each held block is sent whole. No fragment is ever dropped.
  */
 import { anthropicStopReason } from './map-stop-reason.ts';
 import { anthropicUsage, emptyAnthropicUsage } from './map-usage.ts';
@@ -20,6 +25,11 @@ interface OpenBlock {
   toolIndex: number | null;
 }
 
+/** A block that started while a tool block was open, kept whole until the end. */
+type HeldBlock =
+  | { type: 'text' | 'thinking'; text: string }
+  | { type: 'tool_use'; toolIndex: number; id: string; name: string; arguments: string };
+
 export class AnthropicStreamWriter {
   #started = false;
   #closed = false;
@@ -28,6 +38,7 @@ export class AnthropicStreamWriter {
   #calledTools = false;
   #finish: { reason: FinishReason; stopSequence: string | null } | null = null;
   #usage = emptyAnthropicUsage;
+  readonly #held: HeldBlock[] = [];
 
   write(part: ReplyPart): string {
     if (this.#closed) return '';
@@ -35,25 +46,24 @@ export class AnthropicStreamWriter {
       case 'start':
         return this.#start(part.id, part.model, part.usage ? anthropicUsage(part.usage) : emptyAnthropicUsage);
       case 'text-delta':
+        if (this.#holding()) return this.#holdText('text', part.text);
         return this.#start() + this.#delta('text', { type: 'text_delta', text: part.text });
       case 'reasoning-delta':
+        if (this.#holding()) return this.#holdText('thinking', part.text);
         return this.#start() + this.#delta('thinking', { type: 'thinking_delta', thinking: part.text });
-      case 'tool-call-start': {
+      case 'tool-call-start':
         this.#calledTools = true;
-        const block = { type: 'tool_use', id: sanitizeToolId(part.id), name: part.name, input: {} };
-        return this.#start() + this.#openBlock('tool_use', block, part.toolIndex);
-      }
+        if (this.#holding()) {
+          this.#held.push({ type: 'tool_use', toolIndex: part.toolIndex, id: part.id, name: part.name, arguments: '' });
+          return '';
+        }
+        return this.#start() + this.#openBlock('tool_use', toolUseBlock(part.id, part.name), part.toolIndex);
       case 'tool-call-delta':
-        // One block is open at a time: a fragment for a call that is already closed cannot be sent.
-        // OpenAI-format servers stream calls one after the other, so this does not happen in practice.
-        if (this.#open?.toolIndex !== part.toolIndex) return '';
-        return this.#event('content_block_delta', {
-          index: this.#open.index,
-          delta: { type: 'input_json_delta', partial_json: part.arguments },
-        });
+        return this.#toolArguments(part.toolIndex, part.arguments);
       case 'finish':
+        // Blocks stay open until the end: an interleaving server may still send a fragment of a call.
         this.#finish ??= { reason: part.reason, stopSequence: part.stopSequence };
-        return this.#start() + this.#closeBlock();
+        return this.#start();
       case 'usage':
         this.#usage = anthropicUsage(part.usage);
         return '';
@@ -63,6 +73,43 @@ export class AnthropicStreamWriter {
         this.#closed = true;
         return this.#event('error', { error: { type: part.errorType, message: part.message } });
     }
+  }
+
+  #holding(): boolean {
+    return this.#open?.type === 'tool_use';
+  }
+
+  #holdText(type: 'text' | 'thinking', text: string): string {
+    const last = this.#held.at(-1);
+    if (last?.type === type) last.text += text;
+    else if (text) this.#held.push({ type, text });
+    return '';
+  }
+
+  #toolArguments(toolIndex: number, fragment: string): string {
+    if (this.#open?.toolIndex === toolIndex) {
+      const delta = { type: 'input_json_delta', partial_json: fragment };
+      return this.#event('content_block_delta', { index: this.#open.index, delta });
+    }
+    const held = this.#held.find((block) => block.type === 'tool_use' && block.toolIndex === toolIndex);
+    if (held?.type === 'tool_use') held.arguments += fragment;
+    return '';
+  }
+
+  /** Closes the open block and sends every held block whole, in the order they started. */
+  #flush(): string {
+    let frames = this.#closeBlock();
+    for (const block of this.#held.splice(0)) {
+      if (block.type === 'tool_use') {
+        frames += this.#openBlock('tool_use', toolUseBlock(block.id, block.name), block.toolIndex);
+        if (block.arguments) frames += this.#toolArguments(block.toolIndex, block.arguments);
+      } else if (block.type === 'text') {
+        frames += this.#delta('text', { type: 'text_delta', text: block.text });
+      } else {
+        frames += this.#delta('thinking', { type: 'thinking_delta', thinking: block.text });
+      }
+    }
+    return frames + this.#closeBlock();
   }
 
   #start(id = 'gateway', model = '', usage = emptyAnthropicUsage): string {
@@ -104,7 +151,7 @@ export class AnthropicStreamWriter {
   }
 
   #end(): string {
-    const frames = this.#start() + this.#closeBlock();
+    const frames = this.#start() + this.#flush();
     this.#closed = true;
     const finish = this.#finish ?? { reason: 'stop', stopSequence: null };
     const delta = {
@@ -117,4 +164,8 @@ export class AnthropicStreamWriter {
   #event(name: string, payload: Record<string, unknown>): string {
     return `event: ${name}\ndata: ${JSON.stringify({ type: name, ...payload })}\n\n`;
   }
+}
+
+function toolUseBlock(id: string, name: string): Record<string, unknown> {
+  return { type: 'tool_use', id: sanitizeToolId(id), name, input: {} };
 }

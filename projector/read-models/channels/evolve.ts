@@ -3,7 +3,7 @@
  * The channel table every gateway node routes with. The upstream key stays encrypted here; only the
  * relay decrypts it, in memory, when it builds the upstream request.
  */
-import type { ChannelType, EventOfType, GatewayEvent } from '../../../contracts/events/index.ts';
+import type { ChannelSource, ChannelType, EventOfType, GatewayEvent } from '../../../contracts/events/index.ts';
 
 export interface ChannelDocument {
   channelId: string;
@@ -22,6 +22,8 @@ export interface ChannelDocument {
   connectTimeoutMs?: number;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  /** absent on channels configured before sources were recorded: the console's */
+  source?: ChannelSource;
   updatedAt: string;
 }
 

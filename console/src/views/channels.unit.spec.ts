@@ -1,0 +1,62 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ChannelView } from '../../../contracts/console-api.ts';
+import { fakeApi } from '../testing/fake-api.ts';
+import { mountPage, settle } from '../testing/mount.ts';
+import ChannelsView from './ChannelsView.vue';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  document.body.innerHTML = '';
+});
+
+const channel = (overrides: Partial<ChannelView>): ChannelView => ({
+  id: 'c1',
+  name: 'internal',
+  type: 'openai',
+  base_url: 'http://10.0.0.5:8000/v1',
+  key_hint: '••••abcd',
+  models: ['llama'],
+  model_mapping: {},
+  priority: 0,
+  weight: 1,
+  thinking_to_content: false,
+  enabled: true,
+  source: 'console',
+  updated_at: '2025-01-01T00:00:00.000Z',
+  ...overrides,
+});
+
+describe('ChannelsView', () => {
+  it('shows a channel from the config file read-only, saying where to change it', async () => {
+    fakeApi({ 'GET /channels': () => ({ items: [channel({ id: 'c2', name: 'from-file', source: 'config' })] }) });
+    const { wrapper } = await mountPage(ChannelsView, { path: '/admin/channels', user: { role: 'admin' } });
+    await settle();
+    const row = wrapper.find('tr[data-channel=from-file]');
+    expect(row.find('[data-test=channel-source]').text()).toBe('Config file');
+    expect(row.find('[data-test=config-note]').text()).toMatch(/config file \(GATEWAY_CONFIG\): change it there/);
+    for (const action of ['edit-channel', 'toggle-channel', 'delete-channel']) {
+      expect(row.find(`[data-test=${action}]`).exists()).toBe(false);
+    }
+    expect(row.find('[data-test=test-channel]').exists()).toBe(true);
+  });
+
+  it('saves a new weight alone: the unchanged base URL is not sent again', async () => {
+    const stored = channel({});
+    const { calls } = fakeApi({
+      'GET /channels': () => ({ items: [stored] }),
+      'PATCH /channels/c1': (call) => ({ ...stored, ...(call.body as object) }),
+    });
+    const { wrapper } = await mountPage(ChannelsView, { path: '/admin/channels', user: { role: 'admin' } });
+    await settle();
+    const row = wrapper.find('tr[data-channel=internal]');
+    expect(row.find('[data-test=channel-source]').exists()).toBe(false);
+    await row.find('[data-test=edit-channel]').trigger('click');
+    await settle();
+    const form = wrapper.find('[data-test=channel-form]');
+    await form.find('input[min="0"]').setValue('4');
+    await form.trigger('submit');
+    await settle();
+    expect(calls.find((call) => call.method === 'PATCH')!.body).toEqual({ weight: 4 });
+  });
+});
