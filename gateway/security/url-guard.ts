@@ -45,7 +45,7 @@ for (const [network, prefix] of [
 }
 
 /** The eight 16-bit groups of an IPv6 address (with any dotted IPv4 tail converted). */
-function ipv6Groups(address: string): number[] {
+export function ipv6Groups(address: string): number[] {
   let text = address.toLowerCase().replace(/%.*$/, '');
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
