@@ -7,6 +7,7 @@ import { loginRequestSchema, registerRequestSchema, type UserView } from '../../
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { registerUser } from '../commands/accounts.ts';
 import type { CommandContext } from '../commands/command-context.ts';
+import { endSession } from '../commands/sessions.ts';
 import { decoyPasswordHash, verifyPassword } from '../security/passwords.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
 import { clientOf, SignInLimiter } from './auth-rate-limit.ts';
@@ -69,7 +70,9 @@ export function authRoutes(context: CommandContext, { secureCookies, trustProxyH
     response.json(userView(user));
   });
 
-  router.post('/auth/logout', (_request, response) => {
+  router.post('/auth/logout', async (request, response) => {
+    // Ended for every node before the answer: the cookie is refused everywhere once this returns.
+    if (request.session) await endSession(context, request.session);
     clearSessionCookie(response, secureCookies);
     response.status(204).end();
   });
