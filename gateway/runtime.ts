@@ -97,6 +97,7 @@ export async function createRuntime(
   const lifecycle = newLifecycle();
   const consoleApp = createConsoleApp(context, {
     secureCookies: settings.secureCookies,
+    trustProxyHops: settings.trustProxyHops,
     consoleDirectory: CONSOLE_DIRECTORY,
     channelHealth: (channelId) => breakers.health(channelId),
   });

@@ -33,6 +33,17 @@ export const userUpdatedV1 = envelope(
   }),
 );
 
+/**
+ * A console session ended before its expiry: its user signed out. `sessionId` is the random id inside
+ * the signed cookie (useless without the server's signing key); `expiresAt` is when the session would
+ * have ended anyway, after which the read model may forget it.
+ */
+export const sessionEndedV1 = envelope(
+  'session.ended',
+  1,
+  z.object({ userId: z.string(), sessionId: z.string().min(1), expiresAt: z.iso.datetime() }),
+);
+
 const tokenPolicy = {
   expiresAt: z.iso.datetime().nullable(),
   /** total tokens this key may use; null is unlimited */
@@ -129,6 +140,7 @@ export const channelRemovedV1 = envelope('channel.removed', 1, z.object({ channe
 
 export type UserRegistered = z.infer<typeof userRegisteredV1>;
 export type UserUpdated = z.infer<typeof userUpdatedV1>;
+export type SessionEnded = z.infer<typeof sessionEndedV1>;
 export type TokenIssued = z.infer<typeof tokenIssuedV1>;
 export type TokenUpdated = z.infer<typeof tokenUpdatedV1>;
 export type TokenRevoked = z.infer<typeof tokenRevokedV1>;

@@ -18,6 +18,7 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
     role: 'user',
   },
   'user.updated': { userId: 'u1', disabled: true },
+  'session.ended': { userId: 'u1', sessionId: 's1', expiresAt: '2025-03-08T10:15:00.000Z' },
   'token.issued': {
     tokenId: 't1',
     userId: 'u1',
@@ -80,6 +81,7 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
 const expected: Record<GatewayEventType, { stream: 'entity' | 'traffic'; key: string; required: string }> = {
   'user.registered': { stream: 'entity', key: 'u1', required: 'email' },
   'user.updated': { stream: 'entity', key: 'u1', required: 'userId' },
+  'session.ended': { stream: 'entity', key: 'u1', required: 'sessionId' },
   'token.issued': { stream: 'entity', key: 't1', required: 'keyHash' },
   'token.updated': { stream: 'entity', key: 't1', required: 'tokenId' },
   'token.revoked': { stream: 'entity', key: 't1', required: 'userId' },

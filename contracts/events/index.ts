@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   channelConfiguredV1,
   channelRemovedV1,
+  sessionEndedV1,
   tokenIssuedV1,
   tokenRevokedV1,
   tokenUpdatedV1,
@@ -23,6 +24,7 @@ export * from './traffic-events.ts';
 export const gatewayEventSchema = z.discriminatedUnion('type', [
   userRegisteredV1,
   userUpdatedV1,
+  sessionEndedV1,
   tokenIssuedV1,
   tokenUpdatedV1,
   tokenRevokedV1,
@@ -51,6 +53,7 @@ export function partitionKeyOf(event: GatewayEvent): string {
   switch (event.type) {
     case 'user.registered':
     case 'user.updated':
+    case 'session.ended':
       return event.body.userId;
     case 'token.issued':
     case 'token.updated':

@@ -8,22 +8,25 @@ import { changePasswordRequestSchema } from '../../contracts/console-api.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { changePassword } from '../commands/users.ts';
 import { parseOrThrow } from './api-error.ts';
-import { startSession, userView } from './auth-routes.ts';
+import { clientOf, limitPasswordChecks } from './auth-rate-limit.ts';
+import { type AuthRouteOptions, startSession, userView } from './auth-routes.ts';
 import { currentUser } from './guards.ts';
+import { passwordWork, passwordWorkErrors } from './password-work.ts';
 
-export function accountRoutes(context: CommandContext, { secureCookies }: { secureCookies: boolean }): Router {
+export function accountRoutes(context: CommandContext, { secureCookies, trustProxyHops }: AuthRouteOptions): Router {
   const router = Router();
 
-  router.post('/auth/password', async (request, response) => {
+  // The current password is checked before anything changes: a guess like a sign-in, limited like one.
+  router.post('/auth/password', limitPasswordChecks(trustProxyHops), async (request, response) => {
     const user = currentUser(request);
     const input = parseOrThrow(changePasswordRequestSchema, request.body);
-    const updated = await changePassword(context, user, {
-      currentPassword: input.current_password,
-      newPassword: input.new_password,
-    });
+    const updated = await passwordWork.run(clientOf(request, trustProxyHops), () =>
+      changePassword(context, user, { currentPassword: input.current_password, newPassword: input.new_password }),
+    );
     startSession(response, updated, context.keys.sessions, secureCookies);
     response.json(userView(updated));
   });
 
+  router.use(passwordWorkErrors);
   return router;
 }

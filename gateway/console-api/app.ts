@@ -20,6 +20,8 @@ import { userRoutes } from './user-routes.ts';
 
 export interface ConsoleAppOptions {
   secureCookies: boolean;
+  /** reverse-proxy hops to trust for the client address of the sign-in limits (`TRUST_PROXY`) */
+  trustProxyHops?: number;
   allowedOrigins?: string[];
   consoleDirectory: string;
   /** a channel's circuit breaker on this node, shown to admins in GET /api/channels */
@@ -46,10 +48,11 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(sameOriginGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
   api.use(express.json({ limit: '1mb' }));
   api.use(sessionUser(context.stores.lookups, context.keys.sessions));
-  api.use(authRoutes(context, { secureCookies: options.secureCookies }));
+  const authOptions = { secureCookies: options.secureCookies, trustProxyHops: options.trustProxyHops ?? 0 };
+  api.use(authRoutes(context, authOptions));
   api.use(tokenRoutes(context));
   api.use(usageRoutes(context.stores.usage, context.stores.lookups));
-  api.use(accountRoutes(context, { secureCookies: options.secureCookies }));
+  api.use(accountRoutes(context, authOptions));
   api.use(channelRoutes(context, options.channelHealth));
   api.use(userRoutes(context));
   api.use((request) => {

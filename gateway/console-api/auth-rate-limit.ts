@@ -1,28 +1,35 @@
 /**
  * @module gateway/console-api/auth-rate-limit
- * Slows password guessing and mass registration: sign-in and registration attempts are counted in a
- * fixed window per client address and per email; past the limit the answer is 429 `too_many_attempts`
- * with `retry-after`. Counters live in this process: in the cluster each gateway node counts on its own
- * (a guesser spread over N nodes gets N times the attempts). The client address is the socket's peer
- * (`trust proxy` is off): behind a reverse proxy every client shares the proxy's address, so the
- * per-address limit is set higher than the per-email one.
- *
- * Settings: `AUTH_RATE_LIMIT_ATTEMPTS` (per email, default 10), `AUTH_RATE_LIMIT_IP_ATTEMPTS` (per
- * address, default 5 × the per-email limit) and `AUTH_RATE_LIMIT_WINDOW_MS` (default 300000, 5 min).
+ * Slows password guessing and mass registration without giving a stranger the power to lock an owner
+ * out. Attempts are counted in fixed windows in this process (in the cluster each node counts on its
+ * own, so a guesser spread over N nodes gets N times the attempts):
+ * - per client address across every email, against spraying many accounts: `AUTH_RATE_LIMIT_IP_ATTEMPTS`;
+ * - per (email, client address) pair, against guessing one account from one place: `AUTH_RATE_LIMIT_ATTEMPTS`;
+ * - per email, against guessing one account from many places: `AUTH_RATE_LIMIT_EMAIL_ATTEMPTS`. Only
+ *   addresses that have not signed in to that account lately count and are held to it, and an attempt
+ *   the pair limit refused does not count, so a stranger can neither lock the owner out of the owner's
+ *   usual address nor add more than the pair limit per address.
+ * The current-password check of a password change is counted per account and per address. Past a limit
+ * the answer is 429 `too_many_attempts` with `retry-after`. See docs/reliability.md for the reasoning.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { clientAddressOf } from '../security/ip-allowlist.ts';
+import { ipv6Groups } from '../security/url-guard.ts';
 import { ApiError } from './api-error.ts';
+import { AttemptCounter, type Attempts, KnownPairs } from './attempt-counter.ts';
 
 export interface AuthRateLimitSettings {
-  /** attempts per email per window */
+  /** attempts per (email, client address) pair, and password checks per account, per window */
   attempts: number;
   /** attempts per client address per window */
   addressAttempts: number;
+  /** attempts per email per window from addresses that have not signed in to it lately */
+  emailAttempts: number;
   windowMs: number;
 }
 
-/** Most counters kept at once: a flood of made-up emails cannot grow memory past this. */
-const MAX_COUNTERS = 100_000;
+/** How long a successful sign-in makes its address the account's own for the per-email limit. */
+const KNOWN_ADDRESS_MS = 30 * 24 * 3_600_000;
 
 function positiveInteger(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -33,83 +40,109 @@ function positiveInteger(value: string | undefined, fallback: number, name: stri
 
 export function readAuthRateLimitSettings(environment: NodeJS.ProcessEnv = process.env): AuthRateLimitSettings {
   const attempts = positiveInteger(environment.AUTH_RATE_LIMIT_ATTEMPTS, 10, 'AUTH_RATE_LIMIT_ATTEMPTS');
+  const read = (name: string, fallback: number) => positiveInteger(environment[name], fallback, name);
   return {
     attempts,
-    addressAttempts: positiveInteger(
-      environment.AUTH_RATE_LIMIT_IP_ATTEMPTS,
-      attempts * 5,
-      'AUTH_RATE_LIMIT_IP_ATTEMPTS',
-    ),
-    windowMs: positiveInteger(environment.AUTH_RATE_LIMIT_WINDOW_MS, 300_000, 'AUTH_RATE_LIMIT_WINDOW_MS'),
+    addressAttempts: read('AUTH_RATE_LIMIT_IP_ATTEMPTS', attempts * 5),
+    emailAttempts: read('AUTH_RATE_LIMIT_EMAIL_ATTEMPTS', attempts * 10),
+    windowMs: read('AUTH_RATE_LIMIT_WINDOW_MS', 300_000),
   };
 }
 
-interface Counter {
-  windowStart: number;
-  count: number;
+/**
+ * The client a limit counts: its address (the socket's peer, or with `TRUST_PROXY` the address the
+ * trusted proxy saw), and for IPv6 its /64, since one host usually holds a whole /64 to pick from.
+ */
+export function clientOf(request: Request, trustProxyHops: number): string {
+  const address = clientAddressOf(request, trustProxyHops);
+  if (!address.includes(':')) return address;
+  const groups = ipv6Groups(address);
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
-/** Fixed-window counters: one window per key, restarted once it has passed. */
-export class AttemptCounter {
-  readonly #counters = new Map<string, Counter>();
-  readonly #windowMs: number;
+function normalEmail(email: unknown): string | null {
+  return typeof email === 'string' && email.length <= 254 ? email.trim().toLowerCase() : null;
+}
 
-  constructor(windowMs: number) {
-    this.#windowMs = windowMs;
+/** Seconds until the last of the exceeded windows ends (at least 1). */
+function secondsUntil(exceeded: readonly Attempts[], now: number): number {
+  return Math.max(1, Math.ceil((Math.max(...exceeded.map((attempts) => attempts.resetAt)) - now) / 1000));
+}
+
+function refuse(response: Response, retryAfter: number, what: string): ApiError {
+  response.setHeader('retry-after', String(retryAfter));
+  return new ApiError(429, 'too_many_attempts', `Too many ${what}; try again in ${retryAfter} s.`);
+}
+
+export class SignInLimiter {
+  readonly #settings: AuthRateLimitSettings;
+  readonly #now: () => number;
+  readonly #byAddress: AttemptCounter;
+  readonly #byPair: AttemptCounter;
+  readonly #byEmail: AttemptCounter;
+  readonly #known = new KnownPairs(KNOWN_ADDRESS_MS);
+
+  constructor(settings: AuthRateLimitSettings = readAuthRateLimitSettings(), now: () => number = Date.now) {
+    this.#settings = settings;
+    this.#now = now;
+    this.#byAddress = new AttemptCounter(settings.windowMs);
+    this.#byPair = new AttemptCounter(settings.windowMs);
+    this.#byEmail = new AttemptCounter(settings.windowMs);
   }
 
-  get size(): number {
-    return this.#counters.size;
+  /** Counts a sign-in or registration attempt; the seconds to wait when it is over a limit, else null. */
+  attempt(client: string, email: string | null): number | null {
+    const at = this.#now();
+    const address = this.#byAddress.hit(`address:${client}`, at);
+    if (address.count > this.#settings.addressAttempts) return secondsUntil([address], at);
+    if (email === null) return null;
+    const pair = this.#byPair.hit(`${email}\n${client}`, at);
+    if (pair.count > this.#settings.attempts) return secondsUntil([pair], at);
+    if (this.#known.has(`${email}\n${client}`, at)) return null;
+    const byEmail = this.#byEmail.hit(email, at);
+    return byEmail.count > this.#settings.emailAttempts ? secondsUntil([byEmail], at) : null;
   }
 
-  /** Counts one attempt; returns the attempts in the current window (this one included) and when it ends. */
-  hit(key: string, now: number): { count: number; resetAt: number } {
-    let counter = this.#counters.get(key);
-    if (!counter || now - counter.windowStart >= this.#windowMs) {
-      if (counter) this.#counters.delete(key);
-      if (this.#counters.size >= MAX_COUNTERS) this.#evict(now);
-      counter = { windowStart: now, count: 0 };
-      this.#counters.set(key, counter);
-    }
-    counter.count += 1;
-    return { count: counter.count, resetAt: counter.windowStart + this.#windowMs };
+  /** The password was right: this address is the account's own for the per-email limit from now on. */
+  succeeded(client: string, email: string): void {
+    this.#known.remember(`${email.trim().toLowerCase()}\n${client}`, this.#now());
   }
 
-  /** Drops finished windows; if all are still running, the oldest (insertion order) make room. */
-  #evict(now: number): void {
-    for (const [key, counter] of this.#counters) {
-      if (now - counter.windowStart >= this.#windowMs) this.#counters.delete(key);
-    }
-    for (const key of this.#counters.keys()) {
-      if (this.#counters.size < MAX_COUNTERS) break;
-      this.#counters.delete(key);
-    }
+  /** Middleware for the sign-in and registration routes (the email is the body's). */
+  middleware(trustProxyHops: number): RequestHandler {
+    return (request: Request, response: Response, next: NextFunction) => {
+      const email = normalEmail((request.body as { email?: unknown } | undefined)?.email);
+      const retryAfter = this.attempt(clientOf(request, trustProxyHops), email);
+      if (retryAfter === null) return next();
+      next(refuse(response, retryAfter, 'sign-in or registration attempts'));
+    };
   }
 }
 
-export function authRateLimit(
+/**
+ * Middleware for `/auth/password`: the current-password check is a password guess like a sign-in, so it
+ * is counted per account and per address. Runs after the session middleware; without a user it lets the
+ * route answer 401.
+ */
+export function limitPasswordChecks(
+  trustProxyHops: number,
   settings: AuthRateLimitSettings = readAuthRateLimitSettings(),
   now: () => number = Date.now,
 ): RequestHandler {
+  const byAccount = new AttemptCounter(settings.windowMs);
   const byAddress = new AttemptCounter(settings.windowMs);
-  const byEmail = new AttemptCounter(settings.windowMs);
-  return function limitAuthAttempts(request: Request, response: Response, next: NextFunction) {
+  return function limitChecks(request: Request, response: Response, next: NextFunction) {
+    if (!request.user) return next();
     const at = now();
-    const address = request.socket.remoteAddress ?? 'unknown';
-    const email = (request.body as { email?: unknown } | undefined)?.email;
-    const checks = [{ ...byAddress.hit(`address:${address}`, at), limit: settings.addressAttempts }];
-    if (typeof email === 'string' && email.length <= 254)
-      checks.push({ ...byEmail.hit(`email:${email.trim().toLowerCase()}`, at), limit: settings.attempts });
-    const over = checks.filter((check) => check.count > check.limit);
-    if (over.length === 0) return next();
-    const retryAfter = Math.max(1, Math.ceil((Math.max(...over.map((check) => check.resetAt)) - at) / 1000));
-    response.setHeader('retry-after', String(retryAfter));
-    next(
-      new ApiError(
-        429,
-        'too_many_attempts',
-        `Too many sign-in or registration attempts; try again in ${retryAfter} s.`,
-      ),
-    );
+    const account = byAccount.hit(request.user.userId, at);
+    const address = byAddress.hit(clientOf(request, trustProxyHops), at);
+    const exceeded = [];
+    if (account.count > settings.attempts) exceeded.push(account);
+    if (address.count > settings.addressAttempts) exceeded.push(address);
+    if (exceeded.length === 0) return next();
+    next(refuse(response, secondsUntil(exceeded, at), 'password checks'));
   };
 }

@@ -7,10 +7,12 @@ import { loginRequestSchema, registerRequestSchema, type UserView } from '../../
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { registerUser } from '../commands/accounts.ts';
 import type { CommandContext } from '../commands/command-context.ts';
+import { endSession } from '../commands/sessions.ts';
 import { decoyPasswordHash, verifyPassword } from '../security/passwords.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
-import { authRateLimit } from './auth-rate-limit.ts';
+import { clientOf, SignInLimiter } from './auth-rate-limit.ts';
 import { currentUser } from './guards.ts';
+import { passwordWork, passwordWorkErrors } from './password-work.ts';
 import { clearSessionCookie, createSessionValue, passwordFingerprint, setSessionCookie } from './sessions.ts';
 
 export function userView(user: UserDocument): UserView {
@@ -28,35 +30,49 @@ export function startSession(
   setSessionCookie(response, createSessionValue(user.userId, fingerprint, sessionKey, Date.now()), secureCookies);
 }
 
-export function authRoutes(context: CommandContext, { secureCookies }: { secureCookies: boolean }): Router {
+export interface AuthRouteOptions {
+  secureCookies: boolean;
+  /** reverse-proxy hops to trust for the client address (`TRUST_PROXY`) */
+  trustProxyHops: number;
+}
+
+export function authRoutes(context: CommandContext, { secureCookies, trustProxyHops }: AuthRouteOptions): Router {
   const router = Router();
   const signIn = (response: Parameters<typeof setSessionCookie>[0], user: UserDocument) =>
     startSession(response, user, context.keys.sessions, secureCookies);
 
   // One limiter for both routes: a guesser cannot double the attempts by alternating them.
-  const limitAttempts = authRateLimit();
+  const limiter = new SignInLimiter();
+  const limitAttempts = limiter.middleware(trustProxyHops);
 
   router.post('/auth/register', limitAttempts, async (request, response) => {
     const input = parseOrThrow(registerRequestSchema, request.body);
-    const user = await registerUser(context, input);
+    const client = clientOf(request, trustProxyHops);
+    const user = await passwordWork.run(client, () => registerUser(context, input));
+    limiter.succeeded(client, user.email);
     signIn(response, user);
     response.status(201).json(userView(user));
   });
 
   router.post('/auth/login', limitAttempts, async (request, response) => {
     const input = parseOrThrow(loginRequestSchema, request.body);
+    const client = clientOf(request, trustProxyHops);
     await context.stores.lookups.ensureEmail(input.email);
     const user = context.stores.lookups.userByEmail(input.email);
     // Verify against a decoy when the email is unknown, so the answer time does not reveal accounts.
-    const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash));
+    const stored = user?.passwordHash ?? (await decoyPasswordHash);
+    const valid = await passwordWork.run(client, () => verifyPassword(input.password, stored));
     if (!user || !valid) throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect.');
+    limiter.succeeded(client, user.email);
     if (user.disabled)
       throw new ApiError(403, 'account_disabled', 'This account is disabled. Ask an administrator to enable it.');
     signIn(response, user);
     response.json(userView(user));
   });
 
-  router.post('/auth/logout', (_request, response) => {
+  router.post('/auth/logout', async (request, response) => {
+    // Ended for every node before the answer: the cookie is refused everywhere once this returns.
+    if (request.session) await endSession(context, request.session);
     clearSessionCookie(response, secureCookies);
     response.status(204).end();
   });
@@ -65,5 +81,6 @@ export function authRoutes(context: CommandContext, { secureCookies }: { secureC
     response.json(userView(currentUser(request)));
   });
 
+  router.use(passwordWorkErrors);
   return router;
 }

@@ -3,10 +3,11 @@
  * Middleware of the console API: cross-site request refusal, and the signed-in user.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { sessionEnded } from '../../projector/read-models/users/ended-sessions.ts';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { ApiError } from './api-error.ts';
-import { passwordFingerprint, readCookie, readSessionValue, SESSION_COOKIE } from './sessions.ts';
+import { passwordFingerprint, readCookie, readSessionValue, SESSION_COOKIE, type SessionClaims } from './sessions.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -44,6 +45,8 @@ export function sameOriginGuard({ allowedOrigins = [] as string[] } = {}): Reque
 declare module 'express-serve-static-core' {
   interface Request {
     user?: UserDocument;
+    /** the signed-in session's claims, set with `user` */
+    session?: SessionClaims;
   }
 }
 
@@ -51,9 +54,17 @@ export function sessionUser(lookups: LookupReadModel, sessionKey: Buffer): Reque
   return function attachUser(request: Request, _response: Response, next: NextFunction) {
     const claims = readSessionValue(readCookie(request, SESSION_COOKIE), sessionKey, Date.now());
     const user = claims ? lookups.userById(claims.userId) : undefined;
-    // A session ends with a password change (the fingerprint moves) and while the account is disabled.
-    if (user && !user.disabled && claims?.fingerprint === passwordFingerprint(user.passwordHash, sessionKey)) {
+    // A session ends when its user signs out of it, with a password change (the fingerprint moves), and
+    // while the account is disabled.
+    if (
+      claims &&
+      user &&
+      !user.disabled &&
+      claims.fingerprint === passwordFingerprint(user.passwordHash, sessionKey) &&
+      !sessionEnded(user, claims.sessionId, claims.expiresAt)
+    ) {
       request.user = user;
+      request.session = claims;
     }
     next();
   };

@@ -8,6 +8,7 @@ import { timeOrderedId } from './time-ordered-id.ts';
 const currentVersion: Record<GatewayEventType, 1> = {
   'user.registered': 1,
   'user.updated': 1,
+  'session.ended': 1,
   'token.issued': 1,
   'token.updated': 1,
   'token.revoked': 1,

@@ -4,8 +4,9 @@
  * configures them in the console (channel base URLs, and the channel test). The host is resolved and
  * every address it resolves to must be public: loopback, private (RFC 1918), carrier-grade NAT,
  * link-local (cloud metadata at 169.254.169.254), unique-local IPv6, multicast, reserved and
- * unspecified addresses are refused, as are IPv4-mapped and NAT64 forms of them, unless
- * `ALLOW_PRIVATE_UPSTREAMS=true` (an operator running models on the local network).
+ * unspecified addresses are refused, as is every IPv6 address that embeds one of them (IPv4-mapped and
+ * -translated, NAT64, 6to4, Teredo), unless `ALLOW_PRIVATE_UPSTREAMS=true` (an operator running models
+ * on the local network).
  * Channels from the operator's config file are not checked: the operator owns that file.
  */
 import { lookup } from 'node:dns/promises';
@@ -44,7 +45,7 @@ for (const [network, prefix] of [
 }
 
 /** The eight 16-bit groups of an IPv6 address (with any dotted IPv4 tail converted). */
-function ipv6Groups(address: string): number[] {
+export function ipv6Groups(address: string): number[] {
   let text = address.toLowerCase().replace(/%.*$/, '');
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
@@ -59,6 +60,60 @@ function ipv6Groups(address: string): number[] {
   return groups.map((group) => Number.parseInt(group || '0', 16));
 }
 
+/** The 16 bytes of an IPv6 address, from its eight groups. */
+function bytesOf(groups: readonly number[]): number[] {
+  return groups.flatMap((group) => [group >> 8, group & 0xff]);
+}
+
+function dotted(bytes: readonly number[], xor = 0): string {
+  return bytes.map((byte) => (byte ^ xor) & 0xff).join('.');
+}
+
+/**
+ * Local-use NAT64 (64:ff9b:1::/48, RFC 8215) places the IPv4 address by the operator's prefix length
+ * (RFC 6052: /48, /56, /64 or /96), which the address does not say. Every layout whose reserved bits
+ * (bits 64-71, and the suffix after the IPv4 address) are zero is a possible reading, and all of them
+ * must be public. An all-zero reading is the padding of a shorter layout, not a destination; when no
+ * reading is left the address translates to nothing, and the sentinel 0.0.0.0 (refused) stands for it.
+ */
+function localNat64Readings(bytes: readonly number[]): string[] {
+  if (bytes[8] !== 0) return ['0.0.0.0'];
+  const zero = (from: number) => bytes.slice(from).every((byte) => byte === 0);
+  const layouts: Array<[number[], number]> = [
+    [[6, 7, 9, 10], 11],
+    [[7, 9, 10, 11], 12],
+    [[9, 10, 11, 12], 13],
+    [[12, 13, 14, 15], 16],
+  ];
+  const readings = layouts
+    .filter(([, suffix]) => zero(suffix))
+    .map(([at]) => dotted(at.map((index) => bytes[index]!)))
+    .filter((reading) => reading !== '0.0.0.0');
+  return readings.length > 0 ? readings : ['0.0.0.0'];
+}
+
+/**
+ * The IPv4 addresses an IPv6 address reaches through a translation or tunnel range (RFC 6890's
+ * special-purpose ranges that embed one): a host answering on such an address is, in effect, the
+ * embedded IPv4 host, so those are what get judged. Null when the address embeds none.
+ */
+function embeddedIpv4(groups: readonly number[]): string[] | null {
+  const bytes = bytesOf(groups);
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  const tail = dotted(bytes.slice(12));
+  // IPv4-mapped ::ffff:a.b.c.d, and IPv4-translated ::ffff:0:a.b.c.d (RFC 2765, SIIT)
+  if (zeros(0, 5) && groups[5] === 0xffff) return [tail];
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return [tail];
+  // well-known NAT64 64:ff9b::/96 (RFC 6052), local-use NAT64 64:ff9b:1::/48 (RFC 8215)
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return [tail];
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) return localNat64Readings(bytes);
+  // 6to4 2002:a.b.c.d::/48 (RFC 3056): the relay forwards to the embedded address
+  if (groups[0] === 0x2002) return [dotted(bytes.slice(2, 6))];
+  // Teredo 2001:0::/32 (RFC 4380): the server's address, and the client's, stored inverted
+  if (groups[0] === 0x2001 && groups[1] === 0) return [dotted(bytes.slice(4, 8)), dotted(bytes.slice(12), 0xff)];
+  return null;
+}
+
 /** Whether an IP address is one the gateway must not be pointed at (not a public unicast address). */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
@@ -66,15 +121,10 @@ export function isPrivateAddress(address: string): boolean {
   if (family !== 6) return true; // not an address at all: refuse
   const groups = ipv6Groups(address);
   if (groups.length !== 8 || groups.some((group) => !Number.isInteger(group))) return true;
-  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
-  const high = groups[6]!;
-  const low = groups[7]!;
-  const ipv4 = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the IPv4 address: judge that one.
-  if (zeros(0, 5) && groups[5] === 0xffff) return blocked.check(ipv4, 'ipv4');
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return blocked.check(ipv4, 'ipv4');
+  const embedded = embeddedIpv4(groups);
+  if (embedded) return embedded.some((ipv4) => blocked.check(ipv4, 'ipv4'));
   // IPv4-compatible (::a.b.c.d, deprecated), `::` and `::1`: never a public upstream.
-  if (zeros(0, 6)) return true;
+  if (groups.slice(0, 6).every((group) => group === 0)) return true;
   return blocked.check(address, 'ipv6');
 }
 

@@ -9,6 +9,7 @@ import * as channels from './channels/evolve.ts';
 import { documentModels } from './document-models.ts';
 import * as tokens from './tokens/evolve.ts';
 import { HOUR_MS, hourOf, isError, rollupKeyOfRequest, rollupKeyOfUsage } from './usage/rollup.ts';
+import { MOST_ENDED_SESSIONS, sessionEnded } from './users/ended-sessions.ts';
 import * as users from './users/evolve.ts';
 
 let clock = Date.parse('2025-03-01T10:00:00.000Z');
@@ -133,6 +134,49 @@ describe('users', () => {
   });
 });
 
+describe('users: sessions signed out of (session.ended)', () => {
+  const day = 24 * 3_600_000;
+  const ended = (sessionId: string, expiresInDays: number) =>
+    event('session.ended', {
+      userId: 'u1',
+      sessionId,
+      expiresAt: new Date(clock + expiresInDays * day).toISOString(),
+    });
+
+  it('lists the session as ended until its expiry, and leaves every other session alone', () => {
+    const signedOut = ended('s1', 7);
+    const document = users.evolve(users.evolve(null, registered), signedOut)!;
+    const expiry = Date.parse(signedOut.body.expiresAt);
+    expect(sessionEnded(document, 's1', expiry)).toBe(true);
+    expect(sessionEnded(document, 's2', expiry)).toBe(false);
+    expect(document).toMatchObject({ email: 'ada@example.com', passwordHash: 'scrypt$…' });
+  });
+
+  it('forgets sessions whose expiry passed before a later sign-out', () => {
+    const early = ended('s1', 1);
+    clock += 2 * day;
+    const later = ended('s2', 7);
+    const document = users.evolve(users.evolve(users.evolve(null, registered), early), later)!;
+    expect(Object.keys(document.endedSessions!)).toEqual(['s2']);
+  });
+
+  it('ignores an unknown account', () => {
+    expect(users.evolve(null, ended('s1', 7))).toBeNull();
+  });
+
+  it(`keeps at most ${MOST_ENDED_SESSIONS}, folding the soonest-expiring into a bound that still ends them`, () => {
+    let document = users.evolve(null, registered)!;
+    const all = Array.from({ length: MOST_ENDED_SESSIONS + 5 }, (_, index) => ended(`s${index}`, 7));
+    for (const signedOut of all) document = users.evolve(document, signedOut)!;
+    expect(Object.keys(document.endedSessions!)).toHaveLength(MOST_ENDED_SESSIONS);
+    for (const signedOut of all) {
+      expect(sessionEnded(document, signedOut.body.sessionId, Date.parse(signedOut.body.expiresAt))).toBe(true);
+    }
+    // A session issued after the last sign-out expires later than the bound: still valid.
+    expect(sessionEnded(document, 'fresh', clock + 8 * day)).toBe(false);
+  });
+});
+
 describe('channels', () => {
   it('channel.configured sets the whole document, a later one replaces it', () => {
     const given = channels.evolve(null, configured);
@@ -147,7 +191,27 @@ describe('channels', () => {
 });
 
 describe('idempotency (every event applied twice in a row)', () => {
-  const history: GatewayEvent[] = [registered, configured, issued, renamed, reconfigured, disabled, revoked];
+  const signedOut = event('session.ended', {
+    userId: 'u1',
+    sessionId: 's1',
+    expiresAt: new Date(clock + 7 * 24 * 3_600_000).toISOString(),
+  });
+  const signedOutAgain = event('session.ended', {
+    userId: 'u1',
+    sessionId: 's2',
+    expiresAt: new Date(clock + 7 * 24 * 3_600_000).toISOString(),
+  });
+  const history: GatewayEvent[] = [
+    registered,
+    configured,
+    issued,
+    signedOut,
+    renamed,
+    reconfigured,
+    signedOutAgain,
+    disabled,
+    revoked,
+  ];
   const issuedSecond = event('token.issued', { ...issued.body, tokenId: 't2', keyHash: 'hash-2' });
 
   it.each<[string, GatewayEvent[]]>([
@@ -166,6 +230,7 @@ describe('idempotency (every event applied twice in a row)', () => {
     const documents = project([...history, removed], 2);
     expect([...documents.keys()].sort()).toEqual(['tokens/t1', 'users/u1']);
     expect(documents.get('tokens/t1')).toMatchObject({ name: 'desktop', quota: 5000, revoked: true, enabled: false });
+    expect(Object.keys((documents.get('users/u1') as users.UserDocument).endedSessions!).sort()).toEqual(['s1', 's2']);
   });
 });
 

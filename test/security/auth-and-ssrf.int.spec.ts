@@ -17,7 +17,7 @@ describe('sign-in and registration rate limit', () => {
       environment: {
         AUTH_RATE_LIMIT_ATTEMPTS: '3',
         AUTH_RATE_LIMIT_IP_ATTEMPTS: '8',
-        AUTH_RATE_LIMIT_WINDOW_MS: '1500',
+        AUTH_RATE_LIMIT_WINDOW_MS: '4000',
       },
     });
   });
@@ -43,7 +43,7 @@ describe('sign-in and registration rate limit', () => {
       error: { code: 'too_many_attempts', message: expect.stringMatching(/try again in \d+ s/) },
     });
 
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    await new Promise((resolve) => setTimeout(resolve, 4_100));
     const ok = await client.call('POST', '/api/auth/login', {
       email: 'victim@example.com',
       password: 'victim-password-1',
@@ -52,7 +52,7 @@ describe('sign-in and registration rate limit', () => {
   });
 
   it('limits one client address across many emails, registration included', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    await new Promise((resolve) => setTimeout(resolve, 4_100));
     const statuses: number[] = [];
     for (let index = 0; index < 10; index += 1) {
       const response = await new ConsoleClient(harness.baseUrl).call('POST', '/api/auth/register', {

@@ -43,8 +43,34 @@ describe('isPrivateAddress', () => {
     '2606:4700::1111',
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
+    '::ffff:0:8.8.8.8',
+    '2002:808:808::1',
+    '64:ff9b:1::808:808',
+    '64:ff9b:1:808:8:800::',
+    '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
   ])('allows the public address %s', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
+  });
+});
+
+describe('isPrivateAddress on IPv6 ranges that embed an IPv4 address', () => {
+  it.each([
+    ['IPv4-translated (RFC 2765)', '::ffff:0:127.0.0.1'],
+    ['IPv4-translated, hex', '::ffff:0:7f00:1'],
+    ['IPv4-translated, metadata', '::ffff:0:a9fe:a9fe'],
+    ['6to4 of loopback', '2002:7f00:1::'],
+    ['6to4 of RFC 1918', '2002:a00:1::1'],
+    ['6to4 of metadata', '2002:a9fe:a9fe:1::1'],
+    ['local-use NAT64 /96', '64:ff9b:1::7f00:1'],
+    ['local-use NAT64 /96, other operator bits', '64:ff9b:1:abcd:ef:1:a00:5'],
+    ['local-use NAT64 /48', '64:ff9b:1:7f00:0:100::'],
+    ['local-use NAT64 /64', '64:ff9b:1:0:a:a00:1:0'],
+    ['local-use NAT64, reserved bits set (no valid layout)', '64:ff9b:1:0:ff00::808:808'],
+    ['well-known NAT64 of RFC 1918', '64:ff9b::c0a8:101'],
+    ['Teredo, private server', '2001:0:a00:1:8000:63bf:f7f7:f7f7'],
+    ['Teredo, loopback client', '2001:0:4136:e378:8000:63bf:80ff:fffe'],
+  ])('refuses %s: %s', (_form, address) => {
+    expect(isPrivateAddress(address)).toBe(true);
   });
 });
 
@@ -80,6 +106,10 @@ describe('assertPublicUrl', () => {
     'http://0x7f000001/',
     'http://[::1]:8080/',
     'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:0:127.0.0.1]/',
+    'http://[2002:7f00:1::]/',
+    'http://[64:ff9b:1::7f00:1]/',
+    'http://[64:ff9b::7f00:1]/',
     'http://169.254.169.254/latest/meta-data/',
     'http://[fd12:3456::1]/',
     'http://unknown.example.com/',

@@ -97,6 +97,7 @@ function configFile(directory: string, upstreamUrl: string, extraChannels: Extra
 const PROCESS_SETTINGS = [
   'ALLOW_PRIVATE_UPSTREAMS',
   'AUTH_RATE_LIMIT_ATTEMPTS',
+  'AUTH_RATE_LIMIT_EMAIL_ATTEMPTS',
   'AUTH_RATE_LIMIT_IP_ATTEMPTS',
   'AUTH_RATE_LIMIT_WINDOW_MS',
 ] as const;

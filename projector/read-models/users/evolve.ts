@@ -1,11 +1,12 @@
 /**
  * @module projector/read-models/users
- * The account document: email, password hash, role and whether an administrator disabled it, looked up
- * by email at sign-in.
+ * The account document: email, password hash, role, whether an administrator disabled it, and the
+ * sessions its user signed out of, looked up by email at sign-in and by id on every console request.
  */
 import type { EventOfType, GatewayEvent, Role } from '../../../contracts/events/index.ts';
+import { type EndedSessions, withEndedSession } from './ended-sessions.ts';
 
-export interface UserDocument {
+export interface UserDocument extends EndedSessions {
   userId: string;
   email: string;
   name: string;
@@ -18,10 +19,10 @@ export interface UserDocument {
 
 export const collection = 'users';
 
-type UserEvent = EventOfType<'user.registered' | 'user.updated'>;
+type UserEvent = EventOfType<'user.registered' | 'user.updated' | 'session.ended'>;
 
 export function canHandle(event: GatewayEvent): event is UserEvent {
-  return event.type === 'user.registered' || event.type === 'user.updated';
+  return event.type === 'user.registered' || event.type === 'user.updated' || event.type === 'session.ended';
 }
 
 export function documentIdOf(event: UserEvent): string {
@@ -29,6 +30,10 @@ export function documentIdOf(event: UserEvent): string {
 }
 
 export function evolve(document: UserDocument | null, event: UserEvent): UserDocument | null {
+  if (event.type === 'session.ended') {
+    // Signing out of an unknown account changes nothing; a replay lists the same session once.
+    return document && { ...document, ...withEndedSession(document, event) };
+  }
   if (event.type === 'user.updated') {
     // An update of an unknown account changes nothing; absent fields keep their value, so a replay is harmless.
     if (!document) return null;
