@@ -27,12 +27,12 @@ export interface ConnectionSettings {
  */
 const SLOWEST_UPLOAD_BYTES_PER_SECOND = 64 * 1024;
 const SHORTEST_DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** Headers are a few kilobytes: a client still sending them after this long is not a client. */
+/** Headers are a few kilobytes: a client still sending them after 20 s is holding a socket, not asking. */
 const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 /**
  * Longer than the 60 s idle timeout of common load balancers and proxies (nginx, AWS ALB), so that they,
  * not the gateway, close an idle connection: a POST sent on a socket the server is closing fails, and
- * clients do not retry a POST.
+ * many clients do not retry a POST.
  */
 const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** Where the open-file limit cannot be read (not Linux). */
