@@ -2,14 +2,52 @@
  * @module gateway/main
  * `npm start`: gateway, projector and console in one process on the embedded store.
  */
+import type { Server } from 'node:http';
 import { readSettings } from './config/settings.ts';
 import { createRuntime } from './runtime.ts';
+
+/** Why the port could not be had, in one line that says what to do about it. */
+function listenFailure(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const where = `port ${port} on ${host}`;
+  if (error.code === 'EADDRINUSE') {
+    return new Error(
+      `Cannot listen on ${where}: it is already in use by another process. Stop that process, or choose another port with PORT (e.g. PORT=${port < 65535 ? port + 1 : 3000}).`,
+    );
+  }
+  if (error.code === 'EACCES') {
+    return new Error(
+      `Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Choose another port with PORT (e.g. PORT=3000).`,
+    );
+  }
+  if (error.code === 'EADDRNOTAVAIL') {
+    return new Error(
+      `Cannot listen on ${where}: ${host} is not an address of this machine. Set HOST to one that is, or to 0.0.0.0.`,
+    );
+  }
+  return new Error(`Cannot listen on ${where}: ${error.message}`);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(listenFailure(error, port, host));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
 
 async function main(): Promise<void> {
   const settings = readSettings();
   const role = process.argv.includes('--role=gateway') ? 'gateway' : 'all';
   const runtime = await createRuntime(settings, { role });
-  await new Promise<void>((resolve) => runtime.server.listen(settings.port, settings.host, resolve));
+  try {
+    await listen(runtime.server, settings.port, settings.host);
+  } catch (error) {
+    await runtime.close(0);
+    throw error;
+  }
   const base = `http://localhost:${settings.port}`;
   const log = (message: string, extra: Record<string, unknown> = {}) =>
     console.log(JSON.stringify({ level: 'info', msg: message, ...extra }));

@@ -119,7 +119,7 @@ export async function createRuntime(
       trustProxyHops: settings.trustProxyHops,
     },
     consoleApp,
-    { metrics, metricsToken: settings.metricsToken, lifecycle },
+    { connections: settings.connections, metrics, metricsToken: settings.metricsToken, lifecycle },
   );
   return {
     server,

@@ -2,11 +2,14 @@
  * @module gateway/server
  * The HTTP front: relay endpoints are dispatched on bare node:http (they pay for no middleware), and
  * everything else goes to the Express app (console API, console files, probes). `/metrics` is served
- * here too, and the server counts requests in flight so a shutdown can wait for them.
+ * here too, and the server counts requests in flight so a shutdown can wait for them. Deadlines on the
+ * request phase and caps on open sockets bound what slow or idle clients can hold.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import type { ConnectionSettings } from './config/connection-settings.ts';
+import { limitConnections } from './connection-limits.ts';
 import { timeOrderedId } from './events/time-ordered-id.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint } from './relay/endpoints.ts';
@@ -40,6 +43,7 @@ export function newLifecycle(): ServerLifecycle {
 }
 
 export interface GatewayServerOptions {
+  connections: ConnectionSettings;
   metrics?: GatewayMetrics;
   /** when set, /metrics needs `Authorization: Bearer <token>` */
   metricsToken?: string | undefined;
@@ -68,10 +72,30 @@ async function serveMetrics(
   response.end(text);
 }
 
+/**
+ * Node enforces both request deadlines itself, from a request's first byte until its last: a response
+ * being sent is never cut (a streamed reply can run for minutes). It checks them on a timer, so a
+ * deadline holds to within one check: a few checks per deadline, at most one a second. The keep-alive
+ * timeout starts when a response has ended.
+ */
+function requestPhaseOptions(connections: ConnectionSettings): ServerOptions {
+  const shortest = Math.min(
+    ...[connections.requestTimeoutMs, connections.headersTimeoutMs].filter((timeout) => timeout > 0),
+  );
+  return {
+    requestTimeout: connections.requestTimeoutMs,
+    headersTimeout: connections.headersTimeoutMs,
+    keepAliveTimeout: connections.keepAliveTimeoutMs,
+    ...(Number.isFinite(shortest) && {
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(shortest / 4))),
+    }),
+  };
+}
+
 export function createGatewayServer(
   relay: RelayDependencies,
   consoleApp: Express,
-  options: GatewayServerOptions = {},
+  options: GatewayServerOptions,
 ): Server {
   const lifecycle = options.lifecycle ?? newLifecycle();
   const closed = () => lifecycle.inFlight--;
@@ -81,7 +105,8 @@ export function createGatewayServer(
     lifecycle.relaying--;
     throw error;
   };
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const requestPhase = requestPhaseOptions(options.connections);
+  const server = createServer(requestPhase, (request: IncomingMessage, response: ServerResponse) => {
     lifecycle.inFlight++;
     const path = pathOf(request.url);
     const endpoint = relayEndpointOf(path);
@@ -117,9 +142,6 @@ export function createGatewayServer(
     }
     consoleApp(request, response);
   });
-  // Streams can be long; Node's default request timeout (300 s) would cut slow generations.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
+  limitConnections(server, options.connections);
   return server;
 }

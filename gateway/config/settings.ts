@@ -4,6 +4,8 @@
  */
 import path from 'node:path';
 import type { ClusterSettings } from '../../stores/cluster/connections.ts';
+import { type ConnectionSettings, readConnectionSettings } from './connection-settings.ts';
+import { integer } from './read-integer.ts';
 
 export interface Settings {
   port: number;
@@ -31,6 +33,8 @@ export interface Settings {
   circuitOpenMs: number;
   /** X-Forwarded-For hops to trust for the client IP; 0 uses the socket address */
   trustProxyHops: number;
+  /** request deadlines, keep-alive and connection caps of the HTTP server */
+  connections: ConnectionSettings;
   /** events a node may hold before it refuses new relay requests (its event log is that far behind) */
   eventQueueLimit: number;
   /** nice value of the embedded store's worker thread (Linux); 0 runs it at the relay's priority */
@@ -45,14 +49,6 @@ export interface Settings {
   logLevel: string;
 }
 
-function integer(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0)
-    throw new Error(`${name} must be a non-negative integer, got "${value}".`);
-  return parsed;
-}
-
 function trustProxy(value: string | undefined): number {
   if (value === undefined || value === '' || value === 'off' || value === 'false') return 0;
   if (value === 'true') return 1;
@@ -65,6 +61,8 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
   if (clusterVariables > 0 && clusterVariables < 3) {
     throw new Error('Cluster mode needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL all set; set all three or none.');
   }
+  const bodyLimitBytes = integer(environment.BODY_LIMIT_BYTES, 20 * 1024 * 1024, 'BODY_LIMIT_BYTES');
+  const trustProxyHops = trustProxy(environment.TRUST_PROXY);
   return {
     port: integer(environment.PORT, 3000, 'PORT'),
     host: environment.HOST ?? '0.0.0.0',
@@ -73,7 +71,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     configFile: environment.GATEWAY_CONFIG || undefined,
     adminEmail: environment.ADMIN_EMAIL || undefined,
     adminPassword: environment.ADMIN_PASSWORD || undefined,
-    bodyLimitBytes: integer(environment.BODY_LIMIT_BYTES, 20 * 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    bodyLimitBytes,
     upstreamHeadersTimeoutMs: integer(environment.UPSTREAM_HEADERS_TIMEOUT_MS, 120_000, 'UPSTREAM_HEADERS_TIMEOUT_MS'),
     upstreamIdleTimeoutMs: integer(environment.UPSTREAM_IDLE_TIMEOUT_MS, 300_000, 'UPSTREAM_IDLE_TIMEOUT_MS'),
     upstreamConnectTimeoutMs: integer(environment.UPSTREAM_CONNECT_TIMEOUT_MS, 10_000, 'UPSTREAM_CONNECT_TIMEOUT_MS'),
@@ -81,7 +79,8 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     upstreamRetryBackoffMs: integer(environment.UPSTREAM_RETRY_BACKOFF_MS, 100, 'UPSTREAM_RETRY_BACKOFF_MS'),
     circuitFailureThreshold: integer(environment.CIRCUIT_FAILURE_THRESHOLD, 5, 'CIRCUIT_FAILURE_THRESHOLD'),
     circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),
-    trustProxyHops: trustProxy(environment.TRUST_PROXY),
+    trustProxyHops,
+    connections: readConnectionSettings(environment, { bodyLimitBytes, trustProxyHops }),
     shutdownGraceMs: integer(environment.SHUTDOWN_GRACE_MS, 30_000, 'SHUTDOWN_GRACE_MS'),
     eventQueueLimit: Math.max(1, integer(environment.EVENT_QUEUE_LIMIT, 50_000, 'EVENT_QUEUE_LIMIT')),
     storeWorkerNice: Math.min(19, integer(environment.STORE_WORKER_NICE, 19, 'STORE_WORKER_NICE')),
