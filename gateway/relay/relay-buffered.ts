@@ -1,0 +1,40 @@
+/**
+ * @module gateway/relay/relay-buffered
+ * One attempt's reply for a non-streamed request: read whole, checked, converted to the client's
+ * format when the channel speaks the other one, and sent with its length.
+ */
+import { UpstreamCallError } from './errors.ts';
+import { estimateUsage } from './estimate-usage.ts';
+import { MAX_ERROR_BODY, noteAnswer, type RelayCall, type UpstreamExchange } from './relay-call.ts';
+import { upstreamError } from './upstream-error.ts';
+
+export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange): Promise<void> {
+  const { record, response, signal, dependencies } = call;
+  const { provider, input, built, route } = exchange;
+  const started = performance.now();
+  const reply = await dependencies.upstream.sendBuffered(built.upstream, signal, route.channel);
+  noteAnswer(call, exchange, reply.statusCode, started);
+  if (reply.statusCode >= 400) {
+    throw upstreamError(reply.statusCode, reply.body.toString('utf8', 0, MAX_ERROR_BODY), reply.header('retry-after'));
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(reply.body.toString('utf8'));
+  } catch {
+    throw new UpstreamCallError('upstream', 'The upstream provider returned a response that is not valid JSON.', 502);
+  }
+  const reading = provider.readResponse(parsed, input);
+  record.modelServed = reading.model;
+  record.usage = reading.usage ?? estimateUsage(input.body, reading.completionText);
+  record.usageSource = reading.usage ? 'upstream' : 'estimated';
+  record.markFirstToken();
+  const out = reading.clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(reading.clientBody));
+  // The request id is written here and in the other writeHead calls, not set up front: any header
+  // set before writeHead sends every header through Node's slower path, validated and stored twice.
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': out.length,
+    'x-request-id': record.requestId,
+  });
+  response.end(out);
+}
