@@ -2,6 +2,14 @@
  * @module gateway/relay/tokenizer
  * The BPE tokenizer (o200k_base, gpt-tokenizer), loaded on first use: its tables cost about 60 MB of
  * memory, and most traffic never needs them because upstreams report their own usage.
+ *
+ * Counting runs on the main thread, so its cost is bounded whatever the text. BPE time grows with
+ * the square (or worse) of a pre-token's length, and a run of letters or punctuation with no
+ * whitespace is one pre-token: 64 KB of such text took 9 s, and a stream of it (an upstream that
+ * sends no usage, a client that leaves mid-stream) froze the process for hours. So the text is
+ * counted in windows of at most 256 characters, cut at a space where there is one (a cut there is a
+ * token boundary anyway, so ordinary text counts exactly), and only its first 32 K characters are
+ * counted; the rest is extrapolated at the same rate. See docs/reliability.md.
  */
 import { createRequire } from 'node:module';
 
@@ -9,11 +17,34 @@ type CountTokens = (text: string) => number;
 
 let loaded: CountTokens | null = null;
 
-export function countTokens(text: string): number {
+/** Longest piece handed to the tokenizer at once. */
+const WINDOW = 256;
+/** Characters counted exactly; a longer text is extrapolated from them. */
+const SAMPLE = 32 * 1024;
+
+function tokenizer(): CountTokens {
   if (!loaded) {
     // Synchronous on purpose: counting happens inside stream callbacks. The package ships a CJS build.
     const require = createRequire(import.meta.url);
     loaded = (require('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
   }
-  return loaded(text);
+  return loaded;
+}
+
+export function countTokens(text: string): number {
+  const count = tokenizer();
+  if (text.length <= WINDOW) return count(text);
+  const end = Math.min(text.length, SAMPLE);
+  let tokens = 0;
+  for (let start = 0; start < end; ) {
+    let cut = Math.min(start + WINDOW, end);
+    if (cut < end) {
+      const space = text.lastIndexOf(' ', cut);
+      // No space in the window's second half: cut the run where it is.
+      if (space > start + WINDOW / 2) cut = space;
+    }
+    tokens += count(text.slice(start, cut));
+    start = cut;
+  }
+  return end === text.length ? tokens : Math.ceil(tokens * (text.length / end));
 }
