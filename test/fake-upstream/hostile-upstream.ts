@@ -17,16 +17,20 @@ export type HostileBehaviour =
   | { kind: 'endless-frame'; bytes: number }
   /** a redirect, streamed or not */
   | { kind: 'redirect'; status: number }
-  /** a proper event stream, gzip-compressed, with `content-encoding: gzip` */
-  | { kind: 'gzip-stream' }
+  /** a proper reply (stream or JSON), gzip-compressed, sent with `content-encoding` as given */
+  | { kind: 'compressed'; encoding: string }
   /** a 200 reply whose body has no SSE frame: `content-type` as given, text with or without newlines */
   | { kind: 'not-sse'; contentType: string; body: string };
 
 export interface HostileUpstream {
   url: string;
   behave(behaviour: HostileBehaviour): void;
-  /** one entry per request: when its reply's connection closed (performance.now()), null while open */
-  readonly replies: Array<{ path: string; closedAt: number | null }>;
+  /**
+   * One entry per request: when its reply closed (performance.now()), null while open, and when its
+   * connection closed (a reply read whole leaves it open in the gateway's keep-alive pool; a call
+   * the gateway ended closes it).
+   */
+  readonly replies: Array<{ path: string; closedAt: number | null; connectionClosedAt: number | null }>;
   close(): Promise<void>;
 }
 
@@ -126,8 +130,11 @@ function answer(behaviour: HostileBehaviour, path: string, stream: boolean, resp
     case 'redirect':
       response.writeHead(behaviour.status, { location: 'https://example.com/elsewhere', 'content-type': 'text/html' });
       return void response.end('<html><body>Moved</body></html>');
-    case 'gzip-stream':
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+    case 'compressed':
+      response.writeHead(200, {
+        'content-type': stream ? 'text/event-stream' : 'application/json',
+        'content-encoding': behaviour.encoding,
+      });
       return void response.end(gzipSync(stream ? wholeStream(path) : largeJson(path, 10)));
     case 'not-sse':
       response.writeHead(200, { 'content-type': behaviour.contentType });
@@ -142,10 +149,17 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry = { path: request.url ?? '', closedAt: null as number | null };
+      const entry = {
+        path: request.url ?? '',
+        closedAt: null as number | null,
+        connectionClosedAt: null as number | null,
+      };
       replies.push(entry);
       response.on('close', () => {
         entry.closedAt = performance.now();
+      });
+      request.socket.once('close', () => {
+        entry.connectionClosedAt = performance.now();
       });
       const stream = /"stream"\s*:\s*true/.test(Buffer.concat(chunks).toString());
       answer(behaviour, entry.path, stream, response);
