@@ -22,6 +22,7 @@ import { type RawResponse, rawRequest, Tally } from './fuzz-support.ts';
 const REPLY_LIMIT = 1 << 20;
 const FRAME_LIMIT = 256 << 10;
 const RUNS = 12;
+const ADMIN = { email: 'hostile-admin@example.com', password: 'hostile-admin-password' };
 
 type Endpoint = '/v1/chat/completions' | '/v1/messages';
 type Model = 'hostile-openai' | 'hostile-anthropic';
@@ -44,6 +45,8 @@ beforeAll(async () => {
   upstream = await startHostileUpstream();
   harness = await startHarness({
     environment: {
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
       UPSTREAM_REPLY_LIMIT_BYTES: String(REPLY_LIMIT),
       UPSTREAM_FRAME_LIMIT_BYTES: String(FRAME_LIMIT),
       // One attempt: a refused reply is not retried, and a retried one would hide which call was ended.
@@ -308,4 +311,22 @@ describe('an upstream reply that is not what was asked for', () => {
       { numRuns: RUNS },
     );
   }, 60_000);
+});
+
+describe("the console's channel test", () => {
+  it('does not report ok for a channel whose upstream answers a redirect', async () => {
+    const admin = new ConsoleClient(harness.baseUrl);
+    await admin.call('POST', '/api/auth/login', ADMIN);
+    const channels = (await admin.call('GET', '/api/channels')).body.items as Array<{ id: string; name: string }>;
+    for (const name of ['hostile-openai', 'hostile-anthropic']) {
+      const id = channels.find((channel) => channel.name === name)!.id;
+      for (const status of [301, 302, 307, 308]) {
+        upstream.behave({ kind: 'redirect', status });
+        const tested = await admin.call('POST', `/api/channels/${id}/test`, {});
+        expect(tested.status).toBe(200);
+        expect(tested.body).toMatchObject({ ok: false, status });
+        expect(tested.body.error).toMatch(new RegExp(`redirect \\(HTTP ${status}\\)`));
+      }
+    }
+  });
 });
