@@ -86,6 +86,8 @@ export async function createRuntime(
     headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
     idleTimeoutMs: settings.upstreamIdleTimeoutMs,
     connectTimeoutMs: settings.upstreamConnectTimeoutMs,
+    replyLimitBytes: settings.upstreamReplyLimitBytes,
+    frameLimitBytes: settings.upstreamFrameLimitBytes,
   });
   const breakers = new CircuitBreakers({
     failureThreshold: settings.circuitFailureThreshold,

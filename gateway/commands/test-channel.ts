@@ -12,6 +12,7 @@ import { buildOpenAIRequest } from '../providers/openai/request.ts';
 import type { RelayInput } from '../providers/provider.ts';
 import { transportError } from '../relay/upstream-client.ts';
 import { upstreamError } from '../relay/upstream-error.ts';
+import { redirected } from '../relay/upstream-reply-errors.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
 
 const TEST_TIMEOUT_MS = 20_000;
@@ -58,6 +59,11 @@ export async function testChannel(
       body: built.body,
       signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
     });
+    // undici does not follow redirects here: a 3xx means the base URL points somewhere else.
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      await response.body.dump();
+      return result(false, response.statusCode, redirected(response.statusCode).message);
+    }
     const text = await response.body.text();
     if (response.statusCode >= 400) {
       return result(

@@ -25,6 +25,9 @@ export interface Settings {
   upstreamConnectTimeoutMs: number;
   /** upstream attempts per request, across channels and keys */
   upstreamMaxAttempts: number;
+  /** largest upstream reply read whole (non-streamed), and largest single SSE frame, in bytes */
+  upstreamReplyLimitBytes: number;
+  upstreamFrameLimitBytes: number;
   /** base of the exponential backoff between attempts (100 ms, 200 ms, … with jitter) */
   upstreamRetryBackoffMs: number;
   /** consecutive failures that open a channel's circuit breaker */
@@ -76,6 +79,8 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     upstreamIdleTimeoutMs: integer(environment.UPSTREAM_IDLE_TIMEOUT_MS, 300_000, 'UPSTREAM_IDLE_TIMEOUT_MS'),
     upstreamConnectTimeoutMs: integer(environment.UPSTREAM_CONNECT_TIMEOUT_MS, 10_000, 'UPSTREAM_CONNECT_TIMEOUT_MS'),
     upstreamMaxAttempts: Math.max(1, integer(environment.UPSTREAM_MAX_ATTEMPTS, 3, 'UPSTREAM_MAX_ATTEMPTS')),
+    upstreamReplyLimitBytes: integer(environment.UPSTREAM_REPLY_LIMIT_BYTES, 32 << 20, 'UPSTREAM_REPLY_LIMIT_BYTES'),
+    upstreamFrameLimitBytes: integer(environment.UPSTREAM_FRAME_LIMIT_BYTES, 8 << 20, 'UPSTREAM_FRAME_LIMIT_BYTES'),
     upstreamRetryBackoffMs: integer(environment.UPSTREAM_RETRY_BACKOFF_MS, 100, 'UPSTREAM_RETRY_BACKOFF_MS'),
     circuitFailureThreshold: integer(environment.CIRCUIT_FAILURE_THRESHOLD, 5, 'CIRCUIT_FAILURE_THRESHOLD'),
     circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),

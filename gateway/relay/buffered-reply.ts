@@ -3,11 +3,12 @@
  * An upstream reply read whole, for non-streamed requests: a handler on undici's dispatcher interface
  * that collects the body's chunks as they arrive. undici's `request()` builds, for every response, an
  * async resource, a Readable stream and the machinery that consumes it; a relay that needs the body
- * whole before it can answer pays for none of that here.
+ * whole before it can answer pays for none of that here. A body over the limit ends the call.
  */
 import type { Dispatcher } from 'undici';
 import type { ClientAbort } from './client-abort.ts';
 import { headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
+import { replyTooLarge } from './upstream-reply-errors.ts';
 
 export interface BufferedReply {
   statusCode: number;
@@ -20,14 +21,16 @@ type Settle = { resolve: (reply: BufferedReply) => void; reject: (error: Error) 
 
 export class BufferedReplyHandler extends UpstreamCallHandler implements Dispatcher.DispatchHandler {
   readonly #settle: Settle;
+  readonly #limitBytes: number;
   #chunks: Buffer[] = [];
   #size = 0;
   #statusCode = 0;
   #rawHeaders: Buffer[] = [];
 
-  constructor(signal: ClientAbort, settle: Settle) {
+  constructor(signal: ClientAbort, settle: Settle, limitBytes: number) {
     super(signal);
     this.#settle = settle;
+    this.#limitBytes = limitBytes;
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -40,8 +43,14 @@ export class BufferedReplyHandler extends UpstreamCallHandler implements Dispatc
   }
 
   onData(chunk: Buffer): boolean {
-    this.#chunks.push(chunk);
     this.#size += chunk.length;
+    if (this.#size > this.#limitBytes) {
+      // Drop what was read, so that the memory goes back now, and end the call (undici calls onError).
+      this.#chunks = [];
+      this.abortCall(replyTooLarge(this.#limitBytes, this.#statusCode));
+      return false;
+    }
+    this.#chunks.push(chunk);
     return true;
   }
 

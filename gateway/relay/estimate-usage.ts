@@ -6,7 +6,7 @@
  */
 
 import type { TokenCounts } from '../providers/provider.ts';
-import { countTokens } from './tokenizer.ts';
+import { countingBudget, countTokens } from './tokenizer.ts';
 
 /** OpenAI's documented framing cost: a few tokens per message plus the reply primer. */
 const TOKENS_PER_MESSAGE = 3;
@@ -32,14 +32,16 @@ function textOf(content: unknown): { text: string; images: number } {
 export function estimatePromptTokens(body: Record<string, unknown>): number {
   const messages = Array.isArray(body['messages']) ? (body['messages'] as Array<Record<string, unknown>>) : [];
   let tokens = REPLY_PRIMER;
+  // One budget for the whole prompt: a body of many long messages costs no more to estimate than one.
+  const budget = countingBudget();
   const system = textOf(body['system']);
-  if (system.text) tokens += TOKENS_PER_MESSAGE + countTokens(system.text);
+  if (system.text) tokens += TOKENS_PER_MESSAGE + countTokens(system.text, budget);
   for (const message of messages) {
     const { text, images } = textOf(message['content']);
     const toolCalls = message['tool_calls'] ? JSON.stringify(message['tool_calls']) : '';
-    tokens += TOKENS_PER_MESSAGE + countTokens(text + toolCalls) + images * TOKENS_PER_IMAGE;
+    tokens += TOKENS_PER_MESSAGE + countTokens(text + toolCalls, budget) + images * TOKENS_PER_IMAGE;
   }
-  if (Array.isArray(body['tools'])) tokens += countTokens(JSON.stringify(body['tools']));
+  if (Array.isArray(body['tools'])) tokens += countTokens(JSON.stringify(body['tools']), budget);
   return tokens;
 }
 

@@ -12,7 +12,7 @@ import { timeOrderedId } from '../events/time-ordered-id.ts';
 import type { Logger } from '../log.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
-import { finishFrames, usageSourceOf, warningsOf } from '../providers/provider-extensions.ts';
+import { warningsOf } from '../providers/provider-extensions.ts';
 import { clientAddressOf } from '../security/ip-allowlist.ts';
 import { rateLimitError, refuseWhenEventsBehind, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
@@ -22,13 +22,13 @@ import type { CircuitBreakers } from './circuit-breaker.ts';
 import { ClientAbort } from './client-abort.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
-import { estimateUsage } from './estimate-usage.ts';
-import { pipeStream } from './pipe-stream.ts';
 import { checkContentType, parseJsonObject, readBody } from './read-body.ts';
+import { relayBuffered } from './relay-buffered.ts';
+import type { AttemptTiming, RelayCall } from './relay-call.ts';
+import { relayStreamed } from './relay-streamed.ts';
 import { errorTypeOf } from './render-error.ts';
 import { RequestRecord } from './request-record.ts';
 import { transportError, type UpstreamClient } from './upstream-client.ts';
-import { upstreamError } from './upstream-error.ts';
 import { describeIssues, firstIssueField } from './validation-message.ts';
 
 export interface RelayDependencies {
@@ -51,9 +51,6 @@ export interface RelayDependencies {
   /** X-Forwarded-For hops to trust for the client address (0: the socket's) */
   trustProxyHops?: number;
 }
-
-const MAX_ERROR_BODY = 64 * 1024;
-const HEADERS_ALONE_AFTER_MS = 50;
 
 /**
  * The caller's `X-Request-Id` when a header and a log line can carry it, else null. It is kept beside
@@ -125,7 +122,7 @@ export async function handleRelay(
       if (!decision.allowed) throw rateLimitError(decision);
       if (tpm !== null) limited = { key: token.tokenId, estimate };
     }
-    await relayToUpstream(endpoint, request, response, resolved, record, dependencies, abort);
+    await relayToUpstream({ endpoint, request, response, record, dependencies, signal: abort }, resolved);
   } catch (error) {
     handleFailure(endpoint, response, record, error);
   } finally {
@@ -144,15 +141,9 @@ function acceptedTypes(endpoint: EndpointSpec) {
   return Object.keys(endpoint.providers) as Array<keyof typeof endpoint.providers>;
 }
 
-async function relayToUpstream(
-  endpoint: EndpointSpec,
-  request: IncomingMessage,
-  response: ServerResponse,
-  { model, body, warnings }: ResolvedModel,
-  record: RequestRecord,
-  dependencies: RelayDependencies,
-  signal: ClientAbort,
-): Promise<void> {
+async function relayToUpstream(call: RelayCall, resolved: ResolvedModel): Promise<void> {
+  const { endpoint, response, record, dependencies, signal } = call;
+  const { model } = resolved;
   const routes = dependencies.router.routes(model, acceptedTypes(endpoint));
   if (routes.length === 0) {
     throw new GatewayError(
@@ -179,18 +170,9 @@ async function relayToUpstream(
     record.attempts.push(attempt);
     const started = performance.now();
     try {
-      return await relayOnce(
-        endpoint,
-        request,
-        response,
-        body,
-        warnings,
-        keyIndex === 0 ? route : { ...route, channel: { ...route.channel, apiKey: route.channel.apiKeys![keyIndex]! } },
-        record,
-        dependencies,
-        signal,
-        attempt,
-      );
+      const keyed =
+        keyIndex === 0 ? route : { ...route, channel: { ...route.channel, apiKey: route.channel.apiKeys![keyIndex]! } };
+      return await relayOnce(call, resolved, keyed, attempt);
     } catch (error) {
       attempt.latencyMs = performance.now() - started;
       // The request itself is at fault (a conversion refused it): another channel would not help.
@@ -228,17 +210,12 @@ async function relayToUpstream(
 }
 
 async function relayOnce(
-  endpoint: EndpointSpec,
-  request: IncomingMessage,
-  response: ServerResponse,
-  body: Record<string, unknown>,
-  resolveWarnings: string[],
+  call: RelayCall,
+  { body, warnings: resolveWarnings }: ResolvedModel,
   route: Route,
-  record: RequestRecord,
-  dependencies: RelayDependencies,
-  signal: ClientAbort,
-  attempt: { status: number; latencyMs: number },
+  attempt: AttemptTiming,
 ): Promise<void> {
+  const { endpoint, record, request, response } = call;
   const provider = endpoint.providers[route.channel.type]!;
   record.channelId = route.channel.channelId;
   record.channelName = route.channel.name;
@@ -247,86 +224,8 @@ async function relayOnce(
   const warnings = [...resolveWarnings, ...warningsOf(built)];
   // Client-chosen names can appear in a warning; a header carries printable ASCII only.
   if (warnings.length) response.setHeader('x-gateway-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
-  const started = performance.now();
-  if (!record.stream) {
-    const reply = await dependencies.upstream.sendBuffered(built.upstream, signal, route.channel);
-    noteAnswer(reply.statusCode, started, attempt, route, dependencies);
-    if (reply.statusCode >= 400) {
-      throw upstreamError(
-        reply.statusCode,
-        reply.body.toString('utf8', 0, MAX_ERROR_BODY),
-        reply.header('retry-after'),
-      );
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(reply.body.toString('utf8'));
-    } catch {
-      throw new UpstreamCallError('upstream', 'The upstream provider returned a response that is not valid JSON.', 502);
-    }
-    const reading = provider.readResponse(parsed, input);
-    record.modelServed = reading.model;
-    record.usage = reading.usage ?? estimateUsage(body, reading.completionText);
-    record.usageSource = reading.usage ? 'upstream' : 'estimated';
-    record.markFirstToken();
-    const out = reading.clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(reading.clientBody));
-    // The request id is written here and in the other writeHead calls, not set up front: any header
-    // set before writeHead sends every header through Node's slower path, validated and stored twice.
-    response.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': out.length,
-      'x-request-id': record.requestId,
-    });
-    response.end(out);
-    return;
-  }
-  const upstream = await dependencies.upstream.sendStreamed(built.upstream, signal, route.channel);
-  noteAnswer(upstream.statusCode, started, attempt, route, dependencies);
-  if (upstream.statusCode >= 400) {
-    const chunks: Buffer[] = [];
-    await upstream.consume((chunk) => chunks.push(chunk) > 0);
-    const text = Buffer.concat(chunks).toString('utf8', 0, MAX_ERROR_BODY);
-    throw upstreamError(upstream.statusCode, text, upstream.header('retry-after'));
-  }
-  const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
-  response.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    // No `connection` here: Node sends keep-alive itself, and `close` while the node drains (server.ts).
-    'x-accel-buffering': 'no',
-    'x-request-id': record.requestId,
-  });
-  // The headers leave with the first frame (one write, one wake-up of the client: ~0.2 ms of time to
-  // first token here), or on their own if the upstream is slow to send one, so the client sees the
-  // stream open.
-  const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
-  try {
-    await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders));
-    // A converted stream that ended without its end event still closes in the client's format.
-    const tail = finishFrames(relay);
-    if (tail) response.write(tail);
-  } finally {
-    clearTimeout(flushHeaders);
-    const outcome = relay.outcome();
-    record.modelServed = outcome.model;
-    record.usage = outcome.usage ?? estimateUsage(body, outcome.completionText);
-    record.usageSource = usageSourceOf(outcome);
-    if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
-  }
-  response.end();
-}
-
-/** The attempt's answer: its status and time for the retry chain, a success for the channel's breaker. */
-function noteAnswer(
-  statusCode: number,
-  started: number,
-  attempt: { status: number; latencyMs: number },
-  route: Route,
-  dependencies: RelayDependencies,
-): void {
-  attempt.status = statusCode;
-  attempt.latencyMs = performance.now() - started;
-  if (statusCode < 400) dependencies.breakers?.onSuccess(route.channel.channelId);
+  const exchange = { provider, input, built, route, attempt };
+  return record.stream ? relayStreamed(call, exchange) : relayBuffered(call, exchange);
 }
 
 function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record: RequestRecord, error: unknown): void {

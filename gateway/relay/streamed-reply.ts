@@ -8,18 +8,24 @@
  */
 import type { Dispatcher } from 'undici';
 import type { ClientAbort } from './client-abort.ts';
-import { headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
+import { contentHeadersOf, headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
 
 /** Takes one chunk of the body; false pauses the upstream until `resume()`. */
 export type ChunkSink = (chunk: Buffer) => boolean;
 
 export interface StreamedReply {
   statusCode: number;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  /** the largest single SSE event the reader should accept, in bytes */
+  frameLimitBytes: number;
   header(name: string): string | undefined;
   /** Delivers the body's chunks to `sink`, in order; resolves when the body ends, rejects if it breaks. */
   consume(sink: ChunkSink): Promise<void>;
   /** Starts reading the upstream again after a sink returned false. */
   resume(): void;
+  /** Ends the call without reading the body (a reply the relay refuses on its headers). */
+  abort(error: Error): void;
 }
 
 type Settle = { resolve: (reply: StreamedReply) => void; reject: (error: Error) => void };
@@ -37,10 +43,12 @@ export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatc
   #ended = false;
   #failure: Error | null = null;
   #settleBody: { resolve: () => void; reject: (error: Error) => void } | null = null;
+  readonly #frameLimitBytes: number;
 
-  constructor(signal: ClientAbort, settle: Settle) {
+  constructor(signal: ClientAbort, settle: Settle, frameLimitBytes: number) {
     super(signal);
     this.#settleHeaders = settle;
+    this.#frameLimitBytes = frameLimitBytes;
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -49,11 +57,16 @@ export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatc
     this.#resume = resume;
     const settle = this.#settleHeaders;
     this.#settleHeaders = null;
+    const content = contentHeadersOf(rawHeaders);
     settle?.resolve({
       statusCode,
+      contentType: content.type,
+      contentEncoding: content.encoding,
+      frameLimitBytes: this.#frameLimitBytes,
       header: (name) => headerOf(rawHeaders, name),
       consume: (sink) => this.#consume(sink),
       resume: () => this.#resume?.(),
+      abort: (error) => this.abortCall(error),
     });
     return true;
   }

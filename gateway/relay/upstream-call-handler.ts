@@ -48,6 +48,23 @@ export abstract class UpstreamCallHandler {
   }
 }
 
+/**
+ * `content-type` and `content-encoding` in one pass, for every streamed reply: only names of the
+ * right length are decoded, so the usual dozen other headers cost a length comparison each.
+ */
+export function contentHeadersOf(rawHeaders: Buffer[]): { type: string | undefined; encoding: string | undefined } {
+  let type: string | undefined;
+  let encoding: string | undefined;
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const length = rawHeaders[index]!.length;
+    if (length !== 12 && length !== 16) continue;
+    const name = rawHeaders[index]!.toString('latin1').toLowerCase();
+    if (name === 'content-type') type ??= rawHeaders[index + 1]!.toString('latin1');
+    else if (name === 'content-encoding') encoding ??= rawHeaders[index + 1]!.toString('latin1');
+  }
+  return { type, encoding };
+}
+
 /** Raw headers alternate name and value; names are compared without regard to case. */
 export function headerOf(rawHeaders: Buffer[], name: string): string | undefined {
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {

@@ -21,6 +21,10 @@ export interface UpstreamClientOptions {
   headersTimeoutMs: number;
   idleTimeoutMs: number;
   connectTimeoutMs?: number;
+  /** largest reply read whole (default 32 MB); a larger one ends the call */
+  replyLimitBytes?: number;
+  /** largest single SSE event of a streamed reply (default 8 MB) */
+  frameLimitBytes?: number;
 }
 
 /** A channel's own timeouts; absent ones are the client's defaults. */
@@ -37,8 +41,14 @@ export class UpstreamClient {
   /** One keep-alive pool per connect timeout (undici sets it per pool); nearly always just one. */
   readonly #agents = new Map<number, Agent>();
 
-  constructor({ headersTimeoutMs, idleTimeoutMs, connectTimeoutMs = 10_000 }: UpstreamClientOptions) {
-    this.#options = { headersTimeoutMs, idleTimeoutMs, connectTimeoutMs };
+  constructor({
+    headersTimeoutMs,
+    idleTimeoutMs,
+    connectTimeoutMs = 10_000,
+    replyLimitBytes = 32 << 20,
+    frameLimitBytes = 8 << 20,
+  }: UpstreamClientOptions) {
+    this.#options = { headersTimeoutMs, idleTimeoutMs, connectTimeoutMs, replyLimitBytes, frameLimitBytes };
   }
 
   #agent(connectTimeoutMs: number): Agent {
@@ -68,7 +78,11 @@ export class UpstreamClient {
     timeouts: UpstreamTimeouts = {},
   ): Promise<BufferedReply> {
     return new Promise<BufferedReply>((resolve, reject) => {
-      this.#dispatch(upstream, timeouts, new BufferedReplyHandler(signal, { resolve, reject }));
+      this.#dispatch(
+        upstream,
+        timeouts,
+        new BufferedReplyHandler(signal, { resolve, reject }, this.#options.replyLimitBytes),
+      );
     });
   }
 
@@ -79,7 +93,11 @@ export class UpstreamClient {
     timeouts: UpstreamTimeouts = {},
   ): Promise<StreamedReply> {
     return new Promise<StreamedReply>((resolve, reject) => {
-      this.#dispatch(upstream, timeouts, new StreamedReplyHandler(signal, { resolve, reject }));
+      this.#dispatch(
+        upstream,
+        timeouts,
+        new StreamedReplyHandler(signal, { resolve, reject }, this.#options.frameLimitBytes),
+      );
     });
   }
 

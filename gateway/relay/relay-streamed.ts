@@ -1,0 +1,106 @@
+/**
+ * @module gateway/relay/relay-streamed
+ * One attempt's reply for a streamed request: the upstream's SSE frames relayed to the client as
+ * they arrive (converted when the channel speaks the other format), and the stream's outcome (model,
+ * usage, an in-stream error) kept in the request's record. A reply that is no event stream (a
+ * redirect, a compressed or differently typed body) is refused on its headers, before the client's
+ * 200, and its call ended unread.
+ */
+import { finishFrames, usageSourceOf } from '../providers/provider-extensions.ts';
+import { UpstreamCallError } from './errors.ts';
+import { estimateUsage } from './estimate-usage.ts';
+import { pipeStream } from './pipe-stream.ts';
+import { MAX_ERROR_BODY, noteAnswer, type RelayCall, type UpstreamExchange } from './relay-call.ts';
+import type { StreamedReply } from './streamed-reply.ts';
+import { upstreamError } from './upstream-error.ts';
+import { compressed, notEventStream, redirected } from './upstream-reply-errors.ts';
+
+const HEADERS_ALONE_AFTER_MS = 50;
+/** Errors of a reply that carried nothing a provider bills for, unless content came before them. */
+const UNBILLED = new Set(['upstream_bad_reply', 'upstream_frame_too_large']);
+
+export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange): Promise<void> {
+  const { record, response, signal, dependencies } = call;
+  const { provider, input, built, route } = exchange;
+  const started = performance.now();
+  const upstream = await dependencies.upstream.sendStreamed(built.upstream, signal, route.channel);
+  noteAnswer(call, exchange, upstream.statusCode, started);
+  if (upstream.statusCode >= 400) throw await errorOf(upstream);
+  const refusal = refusalOf(upstream);
+  if (refusal) {
+    upstream.abort(refusal);
+    throw refusal;
+  }
+  const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    // No `connection` here: Node sends keep-alive itself, and `close` while the node drains (server.ts).
+    'x-accel-buffering': 'no',
+    'x-request-id': record.requestId,
+  });
+  // The headers leave with the first frame (one write, one wake-up of the client: ~0.2 ms of time to
+  // first token here), or on their own if the upstream is slow to send one, so the client sees the
+  // stream open.
+  const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
+  let billable = true;
+  try {
+    await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders));
+    // A converted stream that ended without its end event still closes in the client's format.
+    const tail = finishFrames(relay);
+    if (tail) response.write(tail);
+  } catch (error) {
+    // A body that was no event stream, or one oversized frame, with no content before it: nothing
+    // to bill, not even an estimate.
+    if (error instanceof UpstreamCallError && UNBILLED.has(error.code ?? '') && !relay.sawContent) billable = false;
+    throw error;
+  } finally {
+    clearTimeout(flushHeaders);
+    const outcome = relay.outcome();
+    record.modelServed = outcome.model;
+    record.usageSource = usageSourceOf(outcome);
+    record.usage =
+      billable || record.usageSource === 'upstream'
+        ? (outcome.usage ?? estimateUsage(input.body, outcome.completionText))
+        : null;
+    if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
+  }
+  response.end();
+}
+
+/** The upstream's error answer, read up to MAX_ERROR_BODY; the rest is not read. */
+async function errorOf(upstream: StreamedReply): Promise<Error> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const enough = new Error('error body read');
+  try {
+    await upstream.consume((chunk) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= MAX_ERROR_BODY) throw enough;
+      return true;
+    });
+  } catch (error) {
+    if (error !== enough) throw error;
+  }
+  const text = Buffer.concat(chunks).toString('utf8', 0, MAX_ERROR_BODY);
+  return upstreamError(upstream.statusCode, text, upstream.header('retry-after'));
+}
+
+/**
+ * Why a 2xx/3xx answer is not a stream the relay can read, from its headers: a redirect (not
+ * followed), a compressed body, or a content type that is not an event stream. A missing type, and
+ * text/plain (some servers label SSE so), are read as SSE.
+ */
+function refusalOf(upstream: StreamedReply): Error | null {
+  if (upstream.statusCode >= 300) return redirected(upstream.statusCode);
+  const encoding = upstream.contentEncoding;
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    return compressed(encoding, upstream.statusCode);
+  }
+  const type = upstream.contentType;
+  if (type !== undefined && !type.includes('event-stream') && !type.startsWith('text/plain')) {
+    return notEventStream(type, upstream.statusCode);
+  }
+  return null;
+}
