@@ -18,7 +18,9 @@ import { chartSvg, renderPng } from './report-chart.ts';
 import { added, formatOf, measured } from './report-figures.ts';
 import { formatSection, pairedSection } from './report-formats.ts';
 import { pipelineGoals, pipelineSection, pipelineSummary } from './report-pipeline.ts';
+import { sustainedGoals, sustainedSection, sustainedSummary } from './report-sustained.ts';
 import { fixed, mark, megabytes, signed, table, whole } from './report-text.ts';
+import type { SustainedPhase } from './sustained-run.ts';
 
 export type Format = 'openai' | 'anthropic';
 
@@ -84,6 +86,8 @@ export interface BenchResults {
   profile: { file: string; flameGraph: string; workload: string; summary: ProfileSummary } | null;
   /** throughput ratios from alternating windows (absent in quick runs and older saved results) */
   paired?: PairedResult[];
+  /** the gateway under sustained load beside a CPU hog (absent in older saved results) */
+  sustained?: SustainedPhase | null;
   errors: string[];
 }
 
@@ -132,6 +136,7 @@ export function evaluateGoals(bench: BenchResults): Goal[] {
     250,
     'MB',
   );
+  goals.push(...sustainedGoals(bench.sustained));
   goals.push(...pipelineGoals(bench));
   return goals;
 }
@@ -214,13 +219,14 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     pairedSection(bench),
     formatSection(bench, 'openai'),
     formatSection(bench, 'anthropic'),
+    sustainedSection(bench.sustained),
     pipelineSection(bench),
     profileSection(bench, flame),
     '## How to run it',
     '',
     '```sh',
     'npm run bench          # full run, about 13 minutes here (+2.5 when it installs LiteLLM): writes docs/benchmarks.*',
-    'npm run bench:quick    # under a minute, no LiteLLM; prints the figures (CI runs it)',
+    'npm run bench:quick    # about a minute and a half, no LiteLLM; prints the figures (CI runs it; any non-2xx fails it)',
     'npm run bench -- --only=upstream,ceiling,gateway --no-pipeline --no-profile --out=.bench',
     '```',
     '',
@@ -296,6 +302,7 @@ export function printSummary(bench: BenchResults): void {
   for (const target of bench.targets.filter((target) => target.status !== 'ok')) {
     lines.push(`${target.label}: ${target.status === 'failed' ? 'FAILED: ' : ''}${target.reason}`);
   }
+  lines.push(...sustainedSummary(bench.sustained));
   lines.push(...pipelineSummary(bench));
   lines.push('-- targets');
   for (const goal of evaluateGoals(bench)) {

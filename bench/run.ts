@@ -6,7 +6,7 @@
  * the other against the same upstream, so only ratios within a run mean anything.
  *
  * Options: --quick, --only=upstream,ceiling,gateway,… (ids), --profile (also in quick mode), --no-profile,
- * --no-pipeline, --no-peers, --scale=<factor> (shorter timed phases, for trying it out),
+ * --no-pipeline, --no-peers, --no-sustained, --scale=<factor> (shorter timed phases, for trying it out),
  * --render=.bench/benchmarks.json (write the report again from the last run's saved results),
  * --out=<dir> (where the report goes; default docs/ for a full run).
  *
@@ -34,6 +34,7 @@ import {
   type TargetResult,
   writeReport,
 } from './report.ts';
+import { type SustainedPhase, sustainedPhase } from './sustained-run.ts';
 import {
   type BenchContext,
   ceilingTarget,
@@ -53,6 +54,7 @@ const quick = argv.includes('--quick');
 const only = option('only')?.split(',');
 const withPeers = !argv.includes('--no-peers');
 const withPipeline = !argv.includes('--no-pipeline');
+const withSustained = !argv.includes('--no-sustained') && (!only || only.includes('gateway'));
 const withProfile = argv.includes('--profile') || (!quick && !argv.includes('--no-profile'));
 const outDirectory = option('out') ?? (quick ? WORK : path.join(ROOT, 'docs'));
 
@@ -99,13 +101,9 @@ const plan: Plan = quick
       },
     };
 
-/**
- * Alternating c=64 windows for the throughput ratios (full runs only: about a minute per pair). Seven
- * rounds: on this shared machine one pair's ratio moved by up to ±0.1 from the next one's.
- */
+/** Alternating c=64 windows for the ratios (full runs only); one pair's ratio moves by ±0.1 here. */
 const PAIRED = { rounds: 7, windowMs: 3000, windowWarmupMs: 1000, warmupMs: 2000, concurrency: 64 };
 
-// --scale=0.2 shortens every timed phase (for trying the bench out; figures from it are noisy).
 const scale = Number(option('scale') ?? 1);
 if (scale !== 1) {
   for (const key of ['warmupMs', 'latencyMs', 'throughputMs', 'streamWarmupMs', 'streamMs', 'profileMs'] as const) {
@@ -196,9 +194,8 @@ async function measureFormat(
   };
 }
 
-function errorCount(result: FormatResult): number {
-  return result.latency.errors + result.throughput.errors + result.stream.errors + (result.hold?.errors ?? 0);
-}
+const errorCount = (result: FormatResult) =>
+  result.latency.errors + result.throughput.errors + result.stream.errors + (result.hold?.errors ?? 0);
 
 function firstErrorOf(result: FormatResult): string | null {
   return (
@@ -345,10 +342,12 @@ async function main(): Promise<number> {
   let profile: BenchResults['profile'] = null;
   let paired: PairedResult[] = [];
   let pipeline: PipelineResults | null = null;
+  let sustained: SustainedPhase | null = null;
   try {
     const direct = await upstreamTarget({ url: upstreamUrl, pid: upstream.child.pid }).start(context);
     for (const target of targets) results.push(await measureTarget(target, context, direct));
     if (!quick) paired = await measurePaired(targets, results, context, PAIRED, log, errors);
+    if (withSustained) sustained = await sustainedPhase(context, quick, errors);
     if (withProfile && (!only || only.includes('gateway'))) {
       try {
         profile = await profileGateway(context);
@@ -372,6 +371,7 @@ async function main(): Promise<number> {
     plan,
     targets: results,
     paired,
+    sustained,
     pipeline,
     profile,
     errors,

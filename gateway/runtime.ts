@@ -18,6 +18,7 @@ import { EventPublisher } from './events/publisher.ts';
 import { createLogger, log } from './log.ts';
 import { GatewayMetrics } from './metrics.ts';
 import { PROJECT_ROOT } from './project-root.ts';
+import { BacklogAdmission } from './relay/backlog-admission.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
 import { CircuitBreakers } from './relay/circuit-breaker.ts';
 import { UpstreamClient } from './relay/upstream-client.ts';
@@ -112,7 +113,11 @@ export async function createRuntime(
       hashingKey: keys.keyHashing,
       bodyLimitBytes: settings.bodyLimitBytes,
       maxAttempts: settings.upstreamMaxAttempts,
-      eventQueueLimit: settings.eventQueueLimit,
+      admission: new BacklogAdmission({
+        depth: () => publisher.depth,
+        limit: settings.eventQueueLimit,
+        onUrgency: (urgent) => stores.events.prioritize?.(urgent),
+      }),
       retryBackoffMs: settings.upstreamRetryBackoffMs,
       rateLimiter: stores.rateLimiter,
       breakers,

@@ -21,6 +21,8 @@ export interface EventLog {
   append(events: readonly GatewayEvent[]): Promise<void>;
   serialize?(events: readonly GatewayEvent[]): Uint8Array;
   appendSerialized?(serialized: readonly Uint8Array[]): Promise<void>;
+  /** Requests wait for this log (true) or no longer do (false): a writer that yields CPU should stop. */
+  prioritize?(urgent: boolean): void;
 }
 
 export interface TokenUsage {

@@ -10,12 +10,19 @@ import { GatewayError } from './errors.ts';
 /**
  * A node whose event log has fallen this far behind (a store that cannot keep up, a full disk) takes
  * no new requests until it catches up: their records would otherwise pile up in memory without bound.
+ * The relay waits below this hard mark (backlog-admission.ts); this is the refusal above it.
  */
 export function refuseWhenEventsBehind(queued: number, limit: number | undefined): void {
   if (limit === undefined || queued < limit) return;
-  throw new GatewayError(
+  throw eventsBehindError(queued);
+}
+
+/** The 503 of a node whose event log is behind: `queued` records waiting, or null after a wait too long. */
+export function eventsBehindError(queued: number | null): GatewayError {
+  const behind = queued === null ? 'a request waited too long for it' : `${queued} records waiting`;
+  return new GatewayError(
     'overloaded',
-    `This gateway node is recording requests more slowly than they arrive (${queued} records waiting); try again in a moment.`,
+    `This gateway node is recording requests more slowly than they arrive (${behind}); try again in a moment.`,
     { code: 'event_log_behind', headers: { 'retry-after': '1' } },
   );
 }

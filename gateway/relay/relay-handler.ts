@@ -14,9 +14,10 @@ import type { GatewayMetrics } from '../metrics.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { warningsOf } from '../providers/provider-extensions.ts';
 import { clientAddressOf } from '../security/ip-allowlist.ts';
-import { rateLimitError, refuseWhenEventsBehind, setRateLimitHeaders } from './admission.ts';
+import { rateLimitError, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
 import { authenticateKey, authorizeModel } from './authenticate.ts';
+import type { BacklogAdmission } from './backlog-admission.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { ClientAbort } from './client-abort.ts';
@@ -40,8 +41,8 @@ export interface RelayDependencies {
   bodyLimitBytes: number;
   /** upstream attempts per request, across channels and keys (default 3) */
   maxAttempts?: number;
-  /** events this node may hold unappended before it refuses new requests (default: no limit) */
-  eventQueueLimit?: number;
+  /** paces new requests by the event log's backlog: waits above a soft mark, refuses above the hard one */
+  admission?: BacklogAdmission;
   /** base of the backoff between attempts: ~1×, 2×, 4×… with jitter (default 100 ms) */
   retryBackoffMs?: number;
   rateLimiter?: RateLimiter;
@@ -83,7 +84,6 @@ export async function handleRelay(
   });
   let limited: { key: string; estimate: number } | null = null;
   try {
-    refuseWhenEventsBehind(dependencies.publisher.depth, dependencies.eventQueueLimit);
     // Synchronous (the lookups are in memory): no await, so no microtask hop before the body is read.
     const { token } = authenticateKey(
       endpoint.keyOf(request.headers),
@@ -95,6 +95,10 @@ export async function handleRelay(
     );
     record.userId = token.userId;
     record.tokenId = token.tokenId;
+    // After the key (a refusal is then recorded as the key's), before the body is read: a request
+    // held here costs its socket and nothing more.
+    const held = dependencies.admission?.admit();
+    if (held) await held;
     checkContentType(request);
     const raw = await readBody(request, dependencies.bodyLimitBytes);
     const body = parseJsonObject(raw);

@@ -47,6 +47,7 @@ export async function createEmbeddedStores(
       append: (events: readonly GatewayEvent[]) => appendBatches([print(events)]),
       serialize: print,
       appendSerialized: appendBatches,
+      prioritize: (urgent: boolean) => thread.prioritize(urgent),
     },
     lookups,
     rateLimiter: new MemoryRateLimiter(),

@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../../gateway/project-root.ts';
 import type { MemoryLookups } from '../memory-lookups.ts';
 import type { LookupChange } from './engine.ts';
+import { setThreadPriority } from './thread-priority.ts';
 import { deserializeError, type StoreCall, type WorkerMessage } from './worker-protocol.ts';
 
 /** From source (tsx, tests) the worker is the .ts module, started through a loader; from the bundle, its built twin. */
@@ -33,6 +34,9 @@ export class StoreThread {
   readonly #lookups: MemoryLookups;
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   #worker: Worker | null = null;
+  /** the worker's thread id (Linux), for its priority */
+  #threadId: number | null = null;
+  #urgent = false;
   #nextId = 1;
   #closing = false;
   #alive = false;
@@ -42,6 +46,11 @@ export class StoreThread {
     this.#dataDirectory = dataDirectory;
     this.#nice = nice;
     this.#lookups = lookups;
+  }
+
+  /** the worker's thread id on Linux, once started */
+  get threadId(): number | null {
+    return this.#threadId;
   }
 
   get alive(): boolean {
@@ -64,6 +73,9 @@ export class StoreThread {
             applyChanges(this.#lookups, message.changes);
             return;
           case 'ready':
+            this.#threadId = message.threadId;
+            // A worker started again while requests wait for the log starts with the priority they need.
+            if (this.#urgent) this.prioritize(true);
             this.#alive = true;
             resolve();
             return;
@@ -102,6 +114,18 @@ export class StoreThread {
     this.#pending.delete(id);
     if (error) pending.reject(error);
     else pending.resolve(value);
+  }
+
+  /**
+   * Gives the worker the relay's own priority while requests wait for its appends (urgent), and its
+   * background priority back once they no longer do (thread-priority.ts). Lowering a nice value needs
+   * CAP_SYS_NICE: without it the worker keeps its background priority, and the relay's waiting alone
+   * paces the load to what the worker gets of the CPU.
+   */
+  prioritize(urgent: boolean): void {
+    this.#urgent = urgent;
+    if (this.#threadId === null || this.#nice <= 0) return;
+    setThreadPriority(this.#threadId, urgent ? 0 : this.#nice);
   }
 
   /** `transfer`: buffers of the call that move to the worker instead of being copied. */

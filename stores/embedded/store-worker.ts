@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EmbeddedEngine } from './engine.ts';
-import { lowerThreadPriority } from './thread-priority.ts';
+import { currentThreadId, lowerThreadPriority } from './thread-priority.ts';
 import { type StoreRequest, serializeError, type WorkerMessage } from './worker-protocol.ts';
 
 const port = parentPort!;
@@ -17,11 +17,18 @@ const { dataDirectory, nice } = workerData as { dataDirectory: string; nice: num
 // Background work: the relay thread goes first (thread-priority.ts).
 lowerThreadPriority(nice);
 
+/**
+ * Tests only (test/faults/backpressure.int.spec.ts): each event appended blocks the worker this long,
+ * as a starved or slow store would, so the relay's pacing can be seen without a loaded machine.
+ */
+const TEST_EVENT_DELAY_MS = Number(process.env.GATEWAY_TEST_STORE_EVENT_DELAY_MS) || 0;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
 let engine: EmbeddedEngine;
 try {
   engine = new EmbeddedEngine(dataDirectory);
   post({ type: 'changes', changes: engine.open() });
-  post({ type: 'ready' });
+  post({ type: 'ready', threadId: currentThreadId() });
 } catch (error) {
   post({ type: 'failed', error: serializeError(error) });
   process.exit(1);
@@ -67,10 +74,18 @@ function scheduleProjection(delayMs = 0): void {
   else setTimeout(run, delayMs);
 }
 
+/** The append, then TEST_EVENT_DELAY_MS per event it added (the projector's lag grows by them). */
+function appendSlowly(batches: string[]): void {
+  const before = engine.lag();
+  engine.appendPrinted(batches);
+  Atomics.wait(sleeper, 0, 0, TEST_EVENT_DELAY_MS * (engine.lag() - before));
+}
+
 async function handle(request: StoreRequest): Promise<unknown> {
   switch (request.method) {
     case 'append':
-      engine.appendPrinted(request.batches.map(utf8Text));
+      if (TEST_EVENT_DELAY_MS > 0) appendSlowly(request.batches.map(utf8Text));
+      else engine.appendPrinted(request.batches.map(utf8Text));
       scheduleProjection(PROJECTION_DELAY_MS);
       return undefined;
     case 'sync':

@@ -26,7 +26,8 @@ export interface SerializedError {
 }
 
 export type WorkerMessage =
-  | { type: 'ready' }
+  /** threadId: the worker's own (Linux), so the serving thread can change its priority (thread-priority.ts) */
+  | { type: 'ready'; threadId: number | null }
   | { type: 'failed'; error: SerializedError }
   | { type: 'changes'; changes: LookupChange[] }
   | { type: 'reply'; id: number; value?: unknown; error?: SerializedError };

@@ -1,0 +1,155 @@
+/**
+ * @module bench/sustained-run
+ * `npx tsx bench/sustained-run.ts [--concurrency=64,256] [--seconds=30] [--window=5] [--hogs=1] [--autocannon=30]
+ * [--trace] [--no-build]`:
+ * the gateway as `npm start` runs it (the bundle, built first), the fast fake upstream, and `--hogs`
+ * CPU-bound processes beside them, under a sustained closed loop at each concurrency in turn. Prints
+ * the windows and exits 1 when any answer was not a 2xx. The bench calls `measureSustained` itself.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { autocannonLoop, findAutocannon } from './autocannon.ts';
+import { gatewayEmbeddedTarget } from './gateway-targets.ts';
+import { type Child, forkTs, isMain, ROOT } from './processes.ts';
+import { describeSustained, type SustainedResult, startCpuHog, sustainedLoop } from './sustained.ts';
+import { type BenchContext, ensureWorkDirectories, requestShape } from './targets.ts';
+
+export interface SustainedPlan {
+  concurrencies: number[];
+  durationMs: number;
+  windowMs: number;
+  warmupMs: number;
+  /** CPU-bound processes beside the gateway */
+  hogs: number;
+  /** also drive c=concurrencies[0] with autocannon for this long (0: not) */
+  autocannonMs: number;
+  /** log the event queue's depth and the store worker's nice value every second */
+  trace?: boolean;
+}
+
+export interface SustainedRun extends SustainedResult {
+  generator: 'undici' | 'autocannon';
+}
+
+/** The sustained figures of a bench run: the embedded gateway beside `hogs` CPU hogs. */
+export interface SustainedPhase {
+  plan: SustainedPlan;
+  runs: SustainedRun[];
+  /** why autocannon did not run, when it did not */
+  autocannonUnavailable: string | null;
+}
+
+/** Starts the embedded gateway on `context`'s upstream and measures each concurrency of `plan`. */
+export async function measureSustained(context: BenchContext, plan: SustainedPlan): Promise<SustainedPhase> {
+  const autocannon = plan.autocannonMs > 0 ? findAutocannon() : { reason: 'not asked for' };
+  const running = await gatewayEmbeddedTarget.start(context);
+  const hogs: Child[] = [];
+  const runs: SustainedRun[] = [];
+  const report = (run: SustainedRun) => {
+    context.log(`  sustained (${run.generator}), ${plan.hogs} CPU hog(s): ${describeSustained(run)}`);
+    if (run.firstError) context.log(`    first failure: ${run.firstError}`);
+    runs.push(run);
+  };
+  try {
+    for (let index = 0; index < plan.hogs; index++) hogs.push(startCpuHog(`cpu-hog-${index}`));
+    const shape = requestShape(running, 'openai', false);
+    const trace = plan.trace ? traceQueue(running.origin, running.pid, context.log) : null;
+    const options = { durationMs: plan.durationMs, windowMs: plan.windowMs, warmupMs: plan.warmupMs };
+    for (const concurrency of plan.concurrencies) {
+      report({ generator: 'undici', ...(await sustainedLoop(shape, { ...options, concurrency })) });
+    }
+    if ('bin' in autocannon) {
+      const concurrency = plan.concurrencies[0]!;
+      const result = await autocannonLoop(autocannon.bin, shape, {
+        ...options,
+        durationMs: plan.autocannonMs,
+        concurrency,
+      });
+      report({ generator: 'autocannon', ...result });
+    } else if (plan.autocannonMs > 0) context.log(`  autocannon: not available: ${autocannon.reason}`);
+    if (trace) clearInterval(trace);
+  } finally {
+    for (const hog of hogs) await hog.stop();
+    await running.stop();
+  }
+  return { plan, runs, autocannonUnavailable: 'bin' in autocannon ? null : autocannon.reason };
+}
+
+/**
+ * The bench's sustained phase: quick (CI) 15 s at c=64 with one CPU hog, and 10 s of autocannon; full,
+ * 60 s at each of c=64, 256 and 1,024, and 60 s of autocannon at c=64. Any answer that is not a 2xx is
+ * an error of the run (a 503 here is a defect, not a missed target).
+ */
+export async function sustainedPhase(
+  context: BenchContext,
+  quick: boolean,
+  errors: string[],
+): Promise<SustainedPhase | null> {
+  const plan: SustainedPlan = quick
+    ? { concurrencies: [64], durationMs: 15_000, windowMs: 5_000, warmupMs: 3_000, hogs: 1, autocannonMs: 10_000 }
+    : {
+        concurrencies: [64, 256, 1024],
+        durationMs: 60_000,
+        windowMs: 5_000,
+        warmupMs: 5_000,
+        hogs: 1,
+        autocannonMs: 60_000,
+      };
+  context.log(`gateway (embedded), sustained beside ${plan.hogs} CPU hog(s)`);
+  try {
+    const phase = await measureSustained(context, plan);
+    for (const run of phase.runs.filter((run) => run.failed > 0)) {
+      errors.push(
+        `gateway sustained (${run.generator}) c=${run.concurrency}: ${describeSustained(run)}; first: ${run.firstError}`,
+      );
+    }
+    return phase;
+  } catch (error) {
+    errors.push(`gateway sustained: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}
+
+function traceQueue(origin: string, pid: number, log: (message: string) => void): NodeJS.Timeout {
+  return setInterval(async () => {
+    const metrics = await (await fetch(`${origin}/metrics`)).text();
+    const depth = /^gateway_event_queue_depth (\S+)/m.exec(metrics)?.[1];
+    const lag = /^gateway_projector_lag_events (\S+)/m.exec(metrics)?.[1];
+    const nice = readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    log(`    queue ${depth}, projector lag ${lag}, worker nice ${Math.max(...nice)}`);
+  }, 1000);
+}
+
+if (isMain(import.meta.url)) {
+  const option = (name: string, fallback: string) =>
+    process.argv.find((value) => value.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
+  const t0 = performance.now();
+  const log = (message: string) =>
+    console.log(`[sustained ${((performance.now() - t0) / 1000).toFixed(1)}s] ${message}`);
+  ensureWorkDirectories();
+  if (!process.argv.includes('--no-build'))
+    execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: 'inherit' });
+  const upstream = await forkTs('fake-upstream', 'bench/fake-upstream.ts');
+  let failed = 0;
+  try {
+    const { runs } = await measureSustained(
+      { upstreamUrl: `http://127.0.0.1:${upstream.port}`, quick: true, profileDirectory: null, log },
+      {
+        concurrencies: option('concurrency', '64').split(',').map(Number),
+        durationMs: Number(option('seconds', '30')) * 1000,
+        windowMs: Number(option('window', '5')) * 1000,
+        warmupMs: 1000,
+        hogs: Number(option('hogs', '1')),
+        autocannonMs: Number(option('autocannon', '0')) * 1000,
+        trace: process.argv.includes('--trace'),
+      },
+    );
+    failed = runs.reduce((sum, run) => sum + run.failed, 0);
+  } finally {
+    await upstream.child.stop();
+  }
+  process.exit(failed > 0 ? 1 : 0);
+}

@@ -1,0 +1,132 @@
+/**
+ * @module bench/sustained
+ * Sustained load as users live with it: a closed loop of N clients for tens of seconds, its answers
+ * counted per window by status, so that a goodput that collapses after the first seconds (answers
+ * that are all 503) shows instead of averaging away. Optionally with a CPU-bound process beside the
+ * target (`cpuHog`), the co-located service, log shipper or second tenant of a real machine.
+ *
+ * Run alone: `npx tsx bench/sustained.ts [--concurrency=64] [--seconds=30] [--window=5] [--hog=1]`
+ * starts the fake upstream and the gateway as `npm start` runs it, prints the windows, and exits 1 when
+ * any answer was not a 2xx.
+ */
+import { Pool } from 'undici';
+import { type Child, spawnCommand } from './processes.ts';
+
+export interface SustainedOptions {
+  concurrency: number;
+  durationMs: number;
+  windowMs: number;
+  /** load before the first window, not counted */
+  warmupMs: number;
+}
+
+export interface SustainedResult {
+  concurrency: number;
+  seconds: number;
+  /** 2xx answers per second, one entry per window */
+  windows: number[];
+  /** 2xx answers per second over the whole run */
+  goodput: number;
+  /** the worst window over the best (1: flat) */
+  worstOverBest: number;
+  ok: number;
+  /** answers that were not a 2xx, and transport errors, counted by status ("error" for the latter) */
+  failures: Record<string, number>;
+  failed: number;
+  firstError: string | null;
+}
+
+export const failedCount = (failures: Record<string, number>) =>
+  Object.values(failures).reduce((sum, count) => sum + count, 0);
+
+export function summarise(
+  concurrency: number,
+  durationMs: number,
+  okPerWindow: number[],
+  windowMs: number,
+  failures: Record<string, number>,
+  firstError: string | null,
+): SustainedResult {
+  const windows = okPerWindow.map((count) => count / (windowMs / 1000));
+  const ok = okPerWindow.reduce((sum, count) => sum + count, 0);
+  const best = Math.max(...windows);
+  return {
+    concurrency,
+    seconds: durationMs / 1000,
+    windows,
+    goodput: ok / (durationMs / 1000),
+    worstOverBest: best > 0 ? Math.min(...windows) / best : 0,
+    ok,
+    failures,
+    failed: failedCount(failures),
+    firstError,
+  };
+}
+
+/** Closed loop: each client sends its next request when the last one is answered, whatever it was. */
+export async function sustainedLoop(
+  shape: { origin: string; path: string; headers: Record<string, string>; body: string },
+  options: SustainedOptions,
+): Promise<SustainedResult> {
+  const pool = new Pool(shape.origin, { connections: options.concurrency, pipelining: 1, headersTimeout: 120_000 });
+  const windowCount = Math.max(1, Math.round(options.durationMs / options.windowMs));
+  const okPerWindow = new Array<number>(windowCount).fill(0);
+  const failures: Record<string, number> = {};
+  let firstError: string | null = null;
+  const start = performance.now() + options.warmupMs;
+  const end = start + windowCount * options.windowMs;
+  const client = async () => {
+    while (performance.now() < end) {
+      try {
+        const response = await pool.request({
+          path: shape.path,
+          method: 'POST',
+          headers: shape.headers,
+          body: shape.body,
+        });
+        const text = await response.body.text();
+        const now = performance.now();
+        if (now < start || now >= end) continue;
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          okPerWindow[Math.floor((now - start) / options.windowMs)]!++;
+        } else {
+          failures[response.statusCode] = (failures[response.statusCode] ?? 0) + 1;
+          firstError ??= `HTTP ${response.statusCode}: ${text.slice(0, 200)}`;
+        }
+      } catch (error) {
+        const now = performance.now();
+        if (now >= start && now < end) failures['error'] = (failures['error'] ?? 0) + 1;
+        firstError ??= String(error);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, client));
+  await pool.close();
+  return summarise(
+    options.concurrency,
+    windowCount * options.windowMs,
+    okPerWindow,
+    options.windowMs,
+    failures,
+    firstError,
+  );
+}
+
+/** A single-threaded busy loop at normal priority, in its own process group (stopped with it). */
+export function startCpuHog(name = 'cpu-hog'): Child {
+  return spawnCommand(name, process.execPath, ['-e', 'for(;;){}']);
+}
+
+export function describeSustained(result: SustainedResult): string {
+  const windows = result.windows.map((value) => value.toFixed(0)).join(', ');
+  const failures = result.failed
+    ? `${result.failed} non-2xx (${Object.entries(result.failures)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', ')})`
+    : 'no non-2xx';
+  return (
+    `c=${result.concurrency}, ${result.seconds} s: ${result.goodput.toFixed(0)} 2xx/s, windows [${windows}], ` +
+    `worst/best ${result.worstOverBest.toFixed(2)}, ${failures}`
+  );
+}

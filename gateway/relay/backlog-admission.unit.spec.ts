@@ -1,0 +1,98 @@
+/**
+ * The relay is paced by its event log: below the soft mark a request goes at once; above it the
+ * request waits and goes, in arrival order, as the queue drains; at the hard mark (counting the
+ * waiting requests' events) or after waiting too long it is refused with 503 event_log_behind. The
+ * log's writer is told to hurry before anyone waits, and told to calm down once the queue stays low.
+ */
+import { describe, expect, it } from 'vitest';
+import { BacklogAdmission } from './backlog-admission.ts';
+import { GatewayError } from './errors.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function refusalOf(action: () => unknown): GatewayError {
+  try {
+    action();
+  } catch (error) {
+    return error as GatewayError;
+  }
+  throw new Error('not refused');
+}
+
+describe('BacklogAdmission', () => {
+  it('lets a request go at once, with nothing to await, while the queue is low', () => {
+    const urgency: boolean[] = [];
+    const admission = new BacklogAdmission({
+      depth: () => 10,
+      limit: 1_000,
+      onUrgency: (urgent) => urgency.push(urgent),
+    });
+    expect(admission.admit()).toBeNull();
+    expect(urgency).toEqual([]);
+  });
+
+  it('holds requests above the soft mark and lets them go in arrival order as the queue drains', async () => {
+    let depth = 250;
+    const admission = new BacklogAdmission({ depth: () => depth, limit: 1_000, softLimit: 200 });
+    const order: number[] = [];
+    // Each request let go publishes its two events (as a relayed request does when it ends).
+    const served = (index: number) => () => {
+      order.push(index);
+      depth += 2;
+    };
+    const held = [0, 1, 2].map((index) => admission.admit()!.then(served(index)));
+    expect(admission.waiting).toBe(3);
+    await sleep(20);
+    expect(order).toEqual([]);
+    // Room for two requests' events (two each) below the mark.
+    depth = 196;
+    await sleep(20);
+    expect(order).toEqual([0, 1]);
+    // A newcomer queues behind the one still waiting, even below the mark.
+    depth = 0;
+    const late = admission.admit();
+    expect(late).not.toBeNull();
+    await Promise.all([...held, late!.then(served(3))]);
+    expect(order).toEqual([0, 1, 2, 3]);
+  });
+
+  it('refuses with 503 event_log_behind and retry-after when the queue and the waiting reach the hard mark', () => {
+    const admission = new BacklogAdmission({ depth: () => 990, limit: 1_000, softLimit: 200 });
+    for (let index = 0; index < 5; index++) void admission.admit()!.catch(() => {});
+    // 990 queued + 5 waiting × 2 events = 1,000: the hard mark.
+    const refusal = refusalOf(() => admission.admit());
+    expect(refusal).toBeInstanceOf(GatewayError);
+    expect(refusal.status).toBe(503);
+    expect(refusal.code).toBe('event_log_behind');
+    expect(refusal.headers).toEqual({ 'retry-after': '1' });
+    expect(admission.waiting).toBe(5);
+  });
+
+  it('refuses a request that has waited longer than maxWaitMs', async () => {
+    const admission = new BacklogAdmission({ depth: () => 500, limit: 1_000, softLimit: 200, maxWaitMs: 30 });
+    const outcome = await admission.admit()!.then(
+      () => 'admitted',
+      (error: GatewayError) => `${error.status} ${error.code} ${error.message}`,
+    );
+    expect(outcome).toMatch(/^503 event_log_behind .*waited too long/);
+    expect(admission.waiting).toBe(0);
+  });
+
+  it('tells the log to hurry at half the soft mark, before anyone waits, and to calm down once the queue stays low', async () => {
+    let depth = 120;
+    const urgency: boolean[] = [];
+    const admission = new BacklogAdmission({
+      depth: () => depth,
+      limit: 1_000,
+      softLimit: 200,
+      onUrgency: (urgent) => urgency.push(urgent),
+    });
+    expect(admission.admit()).toBeNull();
+    expect(urgency).toEqual([true]);
+    depth = 0;
+    await sleep(600);
+    expect(urgency).toEqual([true]);
+    await sleep(900);
+    expect(urgency).toEqual([true, false]);
+  });
+});
