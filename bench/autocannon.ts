@@ -4,11 +4,10 @@
  * quirks: autocannon (its own HTTP/1.1 client on raw sockets, not undici) driving the same closed loop
  * in back-to-back windows, each window one run of its CLI with `--json`.
  *
- * It is not a dependency of the project yet (adding it changes the lockfile): the CLI is taken from
- * node_modules/.bin when installed, else from npm's cache through `npm exec --package=autocannon@8.0.0`
- * (downloaded once, nothing written to node_modules). When neither works it is reported as not available.
+ * It is a pinned devDependency: a missing binary means a broken install, reported as such rather than
+ * leaving the cross-check out quietly.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestShape } from './load.ts';
@@ -21,16 +20,7 @@ export const AUTOCANNON_VERSION = '8.0.0';
 export function findAutocannon(): { bin: string } | { reason: string } {
   const local = path.join(ROOT, 'node_modules/.bin/autocannon');
   if (existsSync(local)) return { bin: local };
-  try {
-    const bin = execFileSync(
-      'npm',
-      ['exec', '--yes', `--package=autocannon@${AUTOCANNON_VERSION}`, '--', 'sh', '-c', 'command -v autocannon'],
-      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 },
-    ).trim();
-    return bin ? { bin } : { reason: 'npm exec found no autocannon binary' };
-  } catch (error) {
-    return { reason: `autocannon@${AUTOCANNON_VERSION} could not be fetched: ${String(error).split('\n')[0]}` };
-  }
+  return { reason: `${local} is missing: run \`npm install\` (autocannon@${AUTOCANNON_VERSION} is a devDependency)` };
 }
 
 /** What `autocannon --json` prints that is read here. */

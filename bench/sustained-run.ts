@@ -66,7 +66,7 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
         concurrency,
       });
       report({ generator: 'autocannon', ...result });
-    } else if (plan.autocannonMs > 0) context.log(`  autocannon: not available: ${autocannon.reason}`);
+    } else if (plan.autocannonMs > 0) throw new Error(`autocannon: ${autocannon.reason}`);
     if (trace) clearInterval(trace);
   } finally {
     for (const hog of hogs) await hog.stop();
