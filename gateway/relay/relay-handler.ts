@@ -256,6 +256,7 @@ async function relayOnce(
         reply.statusCode,
         reply.body.toString('utf8', 0, MAX_ERROR_BODY),
         reply.header('retry-after'),
+        route.channel,
       );
     }
     let parsed: unknown;
@@ -286,7 +287,7 @@ async function relayOnce(
     const chunks: Buffer[] = [];
     await upstream.consume((chunk) => chunks.push(chunk) > 0);
     const text = Buffer.concat(chunks).toString('utf8', 0, MAX_ERROR_BODY);
-    throw upstreamError(upstream.statusCode, text, upstream.header('retry-after'));
+    throw upstreamError(upstream.statusCode, text, upstream.header('retry-after'), route.channel);
   }
   const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
   response.writeHead(200, {

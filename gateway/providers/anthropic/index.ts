@@ -28,5 +28,7 @@ export const anthropicProvider: Provider = {
     };
   },
   createStreamRelay: ({ input }) =>
-    input.route.channel.thinkingToContent ? anthropicThinkingToContentRelay(input.body) : new AnthropicStreamRelay(),
+    input.route.channel.thinkingToContent
+      ? anthropicThinkingToContentRelay(input.body, input.route.channel)
+      : new AnthropicStreamRelay(input.route.channel),
 };

@@ -61,6 +61,7 @@ export const anthropicForChatCompletions: Provider = {
       filters: filters(input),
       writer: new OpenAIStreamWriter({ includeUsage: !hideUsageChunk, created: nowSeconds() }),
       clientBody: input.body,
+      channel: input.route.channel,
     });
   },
 };

@@ -40,6 +40,7 @@ export const openAIForMessages: Provider = {
       filters: thinkingToContent(input) ? [new ThinkingToContent()] : [],
       writer: new AnthropicStreamWriter(),
       clientBody: input.body,
+      channel: input.route.channel,
     });
   },
 };

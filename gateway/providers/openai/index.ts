@@ -34,6 +34,7 @@ export const openAIProvider: Provider = {
           hideUsageChunk: options.hideUsageChunk,
           clientBody: options.input.body,
           created: Math.floor(Date.now() / 1000),
+          channel: options.input.route.channel,
         })
       : new OpenAIStreamRelay(options),
 };
