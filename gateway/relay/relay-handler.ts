@@ -269,6 +269,7 @@ async function relayOnce(
     record.modelServed = reading.model;
     record.usage = reading.usage ?? estimateUsage(body, reading.completionText);
     record.usageSource = reading.usage ? 'upstream' : 'estimated';
+    record.usageRefused = reading.usageRefused ?? null;
     record.markFirstToken();
     const out = reading.clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(reading.clientBody));
     // The request id is written here and in the other writeHead calls, not set up front: any header
@@ -312,6 +313,7 @@ async function relayOnce(
     record.modelServed = outcome.model;
     record.usage = outcome.usage ?? estimateUsage(body, outcome.completionText);
     record.usageSource = usageSourceOf(outcome);
+    record.usageRefused = outcome.usageRefused ?? null;
     if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
   }
   response.end();

@@ -73,7 +73,9 @@ export class AnthropicStreamRelay implements StreamRelay {
   }
 
   outcome(): StreamOutcome {
-    return { ...this.#outcome, usage: this.#usage ? tokenCountsFromAnthropic(this.#usage) : null };
+    const outcome: StreamOutcome = { ...this.#outcome, usage: null };
+    if (this.#usage) outcome.usage = tokenCountsFromAnthropic(this.#usage, outcome);
+    return outcome;
   }
 }
 

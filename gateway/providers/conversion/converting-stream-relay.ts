@@ -15,7 +15,8 @@ import { CompletionTokenCounter } from './completion-token-counter.ts';
 import type { ReplyPart, ReplyPartFilter } from './reply.ts';
 
 export interface ConvertingStreamRelayOptions {
-  reader: { read(event: SseEvent): ReplyPart[] };
+  /** `usageRefused`: why the reader did not believe the upstream's usage, when it did not */
+  reader: { read(event: SseEvent): ReplyPart[]; readonly usageRefused?: string | null };
   filters: ReplyPartFilter[];
   writer: { write(part: ReplyPart): string };
   /** the client's request, for the prompt estimate when the upstream reports no usage */
@@ -57,6 +58,7 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
     return {
       usage: this.#usage ?? this.#estimate(),
       usageEstimated: this.#usage === null,
+      usageRefused: this.#options.reader.usageRefused ?? null,
       model: this.#model,
       error: this.#error,
       completionText: '',

@@ -29,6 +29,7 @@ export const openAIForMessages: Provider = {
     const completionText = replyText(reply);
     return {
       usage: reply.usage,
+      usageRefused: reply.usageRefused ?? null,
       model: reply.model || null,
       completionText,
       clientBody: writeAnthropicMessage(withUsage(reply, input.body, completionText)),

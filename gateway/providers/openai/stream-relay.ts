@@ -40,7 +40,7 @@ export class OpenAIStreamRelay implements StreamRelay {
     // vLLM and some other servers write their errors as `{"object":"error","message":…}`.
     if (chunk.error || (chunk as { object?: unknown }).object === 'error') return this.#error(chunk, data);
     if (chunk.model) this.#outcome.model = chunk.model;
-    const usage = tokenCountsFromOpenAI(chunk.usage);
+    const usage = tokenCountsFromOpenAI(chunk.usage, this.#outcome);
     if (usage) this.#outcome.usage = usage;
     const choices = chunk.choices ?? [];
     for (const choice of choices) {
