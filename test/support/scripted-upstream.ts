@@ -15,6 +15,8 @@ export interface ScriptedRequest {
 
 export type ScriptedReply =
   | { status: number; json: unknown }
+  /** JSON text as given (for bodies `JSON.stringify` could not write, such as very deep ones) */
+  | { status: number; text: string }
   /** `frames` are written as given, each followed by a blank line (`data: …` or `event: …\ndata: …`) */
   | { status: 200; frames: string[] };
 
@@ -44,7 +46,7 @@ export async function startScriptedUpstream(
       response.end();
       return;
     }
-    const body = JSON.stringify(reply.json);
+    const body = 'text' in reply ? reply.text : JSON.stringify(reply.json);
     response.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     response.end(body);
   });
