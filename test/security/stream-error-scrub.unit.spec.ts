@@ -65,4 +65,10 @@ describe('in-stream error events', () => {
       expect(error.message).not.toContain(KEYS[0]);
     },
   );
+
+  it('Anthropic, same format: an error event that is not JSON is scrubbed as text', () => {
+    const relay = anthropicProvider.createStreamRelay({ hideUsageChunk: false, input: input('anthropic', false) });
+    const frames = relay.onEvent({ event: 'error', data: `proxy refused x-api-key ${KEYS[0]}` });
+    expect(frames).toBe('event: error\ndata: proxy refused x-api-key [redacted]\n\n');
+  });
 });

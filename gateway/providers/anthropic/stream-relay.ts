@@ -35,7 +35,9 @@ export class AnthropicStreamRelay implements StreamRelay {
     try {
       parsed = JSON.parse(data);
     } catch {
-      return `event: ${event ?? 'message'}\ndata: ${data}\n\n`;
+      // An error event is scrubbed even when it is not JSON (a proxy's plain-text complaint).
+      const shown = event === 'error' ? scrubSecrets(data, channelSecrets(this.#channel)) : data;
+      return `event: ${event ?? 'message'}\ndata: ${shown}\n\n`;
     }
     const type = parsed.type ?? event;
     switch (type) {
