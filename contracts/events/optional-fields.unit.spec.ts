@@ -88,4 +88,24 @@ describe('optional fields on version 1 events', () => {
     const traced = { ...body, clientRequestId: 'trace-42' };
     expect(upcast(JSON.parse(JSON.stringify(newEvent('request.completed', traced)))).body).toEqual(traced);
   });
+
+  it('reads usage.recorded with and without the reason its upstream usage was refused', () => {
+    const body = {
+      requestId: 'r1',
+      userId: 'u1',
+      tokenId: 't1',
+      channelId: 'c1',
+      model: 'gpt-4o-mini',
+      startedAt: '2025-03-01T10:15:00.000Z',
+      promptTokens: 12,
+      completionTokens: 3,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      source: 'estimated' as const,
+    };
+    expect(upcast(JSON.parse(JSON.stringify(newEvent('usage.recorded', body)))).body).toEqual(body);
+    const refused = { ...body, usageRefused: 'usage.prompt_tokens was 1e+300' };
+    expect(upcast(JSON.parse(JSON.stringify(newEvent('usage.recorded', refused)))).body).toEqual(refused);
+  });
 });

@@ -77,6 +77,12 @@ export const usageRecordedV1 = envelope(
     cacheWriteTokens: z.number().int().min(0),
     reasoningTokens: z.number().int().min(0),
     source: usageSourceSchema,
+    /**
+     * Why the upstream's own usage was not believed (a count that was not a whole number from 0 to
+     * 10 million, a string, an object...), when the gateway counted the tokens instead: `source` is
+     * then `estimated`. Added as an OPTIONAL field of version 1: older events have none.
+     */
+    usageRefused: z.string().optional(),
   }),
 );
 

@@ -69,7 +69,7 @@ export async function testChannel(
       return result(
         false,
         response.statusCode,
-        upstreamError(response.statusCode, text.slice(0, 4096), undefined).message,
+        upstreamError(response.statusCode, text.slice(0, 4096), undefined, input.route.channel).message,
       );
     }
     return result(true, response.statusCode, null);

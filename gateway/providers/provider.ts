@@ -5,6 +5,7 @@
  */
 import type { Route } from '../relay/channel-router.ts';
 import type { UpstreamRequest } from '../relay/upstream-client.ts';
+import type { UsageRefusalNote } from './usage-check.ts';
 
 /** Token accounting in OpenAI semantics: `promptTokens` includes cached and cache-write tokens. */
 export interface TokenCounts {
@@ -20,7 +21,8 @@ export interface SseEvent {
   data: string;
 }
 
-export interface StreamOutcome {
+/** `usageRefused`: why the upstream's usage was not believed, when it was not (usage-check.ts). */
+export interface StreamOutcome extends UsageRefusalNote {
   usage: TokenCounts | null;
   /** the model the upstream named */
   model: string | null;
@@ -51,7 +53,7 @@ export interface BuiltRequest {
   hideUsageChunk: boolean;
 }
 
-export interface ResponseReading {
+export interface ResponseReading extends UsageRefusalNote {
   usage: TokenCounts | null;
   model: string | null;
   completionText: string;

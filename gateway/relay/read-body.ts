@@ -1,10 +1,11 @@
 /**
  * @module gateway/relay/read-body
- * Reads a JSON request body with a size limit, refusing wrong content types and malformed JSON with
- * errors that say what to send instead.
+ * Reads a JSON request body with a size limit, refusing wrong content types, malformed JSON and JSON
+ * nested too deeply with errors that say what to send instead.
  */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from './errors.ts';
+import { fieldNestedTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 
 export function checkContentType(request: IncomingMessage): void {
   const contentType = request.headers['content-type'];
@@ -80,6 +81,17 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new GatewayError('invalid_request', 'Request body must be a JSON object.', { code: 'invalid_json' });
+  }
+  // Each level takes at least two bytes (`[` and `]`): a smaller body cannot be too deep, and is not walked.
+  if (body.length > 2 * MAX_JSON_DEPTH) {
+    const field = fieldNestedTooDeep(parsed);
+    if (field) {
+      throw new GatewayError(
+        'invalid_request',
+        `${field} is nested deeper than ${MAX_JSON_DEPTH} levels (counted from the top of the request body); send a flatter value.`,
+        { param: field, code: 'json_too_deep' },
+      );
+    }
   }
   return parsed as Record<string, unknown>;
 }

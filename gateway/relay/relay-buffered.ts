@@ -17,7 +17,12 @@ export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange)
   const reply = await dependencies.upstream.sendBuffered(built.upstream, signal, route.channel);
   noteAnswer(call, exchange, reply.statusCode, started);
   if (reply.statusCode >= 400) {
-    throw upstreamError(reply.statusCode, reply.body.toString('utf8', 0, MAX_ERROR_BODY), reply.header('retry-after'));
+    throw upstreamError(
+      reply.statusCode,
+      reply.body.toString('utf8', 0, MAX_ERROR_BODY),
+      reply.header('retry-after'),
+      route.channel,
+    );
   }
   if (reply.statusCode >= 300) throw redirected(reply.statusCode);
   let parsed: unknown;
@@ -33,6 +38,7 @@ export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange)
   record.modelServed = reading.model;
   record.usage = reading.usage ?? estimateUsage(input.body, reading.completionText);
   record.usageSource = reading.usage ? 'upstream' : 'estimated';
+  record.usageRefused = reading.usageRefused ?? null;
   record.markFirstToken();
   const out = reading.clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(reading.clientBody));
   // The request id is written here and in the other writeHead calls, not set up front: any header

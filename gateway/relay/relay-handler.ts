@@ -23,6 +23,7 @@ import type { CircuitBreakers } from './circuit-breaker.ts';
 import { ClientAbort } from './client-abort.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
+import { internalError, isUpstreamFailure } from './failure-origin.ts';
 import { checkContentType, parseJsonObject, readBody } from './read-body.ts';
 import { relayBuffered } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
@@ -185,6 +186,12 @@ async function relayToUpstream(call: RelayCall, resolved: ResolvedModel): Promis
         breakers?.release(channelId);
         throw error;
       }
+      // The gateway's own exception: the channel is not at fault (handleFailure answers 500).
+      if (!isUpstreamFailure(error)) {
+        attempt.error = 'internal';
+        breakers?.release(channelId);
+        throw error;
+      }
       const failure = transportError(error, response.headersSent);
       // Once the client has seen a byte, or it has gone, there is nothing left to fail over.
       if (response.headersSent || signal.aborted) {
@@ -237,7 +244,7 @@ function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record:
     record.fail(499, 'client_closed_request', 'The client closed the connection before the reply was complete.');
     return;
   }
-  const failure = error instanceof GatewayError ? error : transportError(error);
+  const failure = error instanceof GatewayError ? error : internalError();
   if (!(error instanceof GatewayError) && !(error instanceof Error && 'code' in error)) {
     console.error(
       JSON.stringify({ level: 'error', msg: 'relay failed', requestId: record.requestId, error: String(error) }),

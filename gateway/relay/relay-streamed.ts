@@ -7,6 +7,7 @@
  * 200, and its call ended unread.
  */
 import { finishFrames, usageSourceOf } from '../providers/provider-extensions.ts';
+import type { SecretHolder } from '../security/scrub-secrets.ts';
 import { UpstreamCallError } from './errors.ts';
 import { estimateUsage } from './estimate-usage.ts';
 import { pipeStream } from './pipe-stream.ts';
@@ -25,7 +26,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   const started = performance.now();
   const upstream = await dependencies.upstream.sendStreamed(built.upstream, signal, route.channel);
   noteAnswer(call, exchange, upstream.statusCode, started);
-  if (upstream.statusCode >= 400) throw await errorOf(upstream);
+  if (upstream.statusCode >= 400) throw await errorOf(upstream, route.channel);
   const refusal = refusalOf(upstream);
   if (refusal) {
     upstream.abort(refusal);
@@ -59,6 +60,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     const outcome = relay.outcome();
     record.modelServed = outcome.model;
     record.usageSource = usageSourceOf(outcome);
+    record.usageRefused = outcome.usageRefused ?? null;
     record.usage =
       billable || record.usageSource === 'upstream'
         ? (outcome.usage ?? estimateUsage(input.body, outcome.completionText))
@@ -69,7 +71,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
 }
 
 /** The upstream's error answer, read up to MAX_ERROR_BODY; the rest is not read. */
-async function errorOf(upstream: StreamedReply): Promise<Error> {
+async function errorOf(upstream: StreamedReply, channel: SecretHolder): Promise<Error> {
   const chunks: Buffer[] = [];
   let size = 0;
   const enough = new Error('error body read');
@@ -84,7 +86,7 @@ async function errorOf(upstream: StreamedReply): Promise<Error> {
     if (error !== enough) throw error;
   }
   const text = Buffer.concat(chunks).toString('utf8', 0, MAX_ERROR_BODY);
-  return upstreamError(upstream.statusCode, text, upstream.header('retry-after'));
+  return upstreamError(upstream.statusCode, text, upstream.header('retry-after'), channel);
 }
 
 /**

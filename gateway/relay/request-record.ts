@@ -3,7 +3,13 @@
  * What the gateway remembers about one relayed request while it runs, and the two traffic events it
  * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used.
  */
-import type { Endpoint, GatewayEvent, RequestCompleted, UpstreamAttempt } from '../../contracts/events/index.ts';
+import type {
+  Endpoint,
+  GatewayEvent,
+  RequestCompleted,
+  UpstreamAttempt,
+  UsageRecorded,
+} from '../../contracts/events/index.ts';
 import { isoTimePrinter } from '../events/iso-time.ts';
 import { newEvent } from '../events/new-event.ts';
 import type { TokenCounts } from '../providers/provider.ts';
@@ -35,6 +41,8 @@ export class RequestRecord {
   clientRequestId: string | null = null;
   usage: TokenCounts | null = null;
   usageSource: 'upstream' | 'estimated' = 'upstream';
+  /** why the upstream's usage was refused and the tokens counted here instead, if it was */
+  usageRefused: string | null = null;
 
   constructor(requestId: string, endpoint: Endpoint, now: Date = new Date(), clock: number = performance.now()) {
     this.requestId = requestId;
@@ -84,26 +92,23 @@ export class RequestRecord {
     const events: GatewayEvent[] = [newEvent('request.completed', completed, occurredAt)];
     const usage = this.usage;
     if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {
-      events.push(
-        newEvent(
-          'usage.recorded',
-          {
-            requestId: this.requestId,
-            userId: this.userId,
-            tokenId: this.tokenId,
-            channelId: this.channelId,
-            model: this.modelRequested ?? '',
-            startedAt,
-            promptTokens: usage.promptTokens,
-            completionTokens: usage.completionTokens,
-            cachedTokens: usage.cachedTokens,
-            cacheWriteTokens: usage.cacheWriteTokens,
-            reasoningTokens: usage.reasoningTokens,
-            source: this.usageSource,
-          },
-          occurredAt,
-        ),
-      );
+      const recorded: UsageRecorded['body'] = {
+        requestId: this.requestId,
+        userId: this.userId,
+        tokenId: this.tokenId,
+        channelId: this.channelId,
+        model: this.modelRequested ?? '',
+        startedAt,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedTokens,
+        cacheWriteTokens: usage.cacheWriteTokens,
+        reasoningTokens: usage.reasoningTokens,
+        source: this.usageSource,
+      };
+      // A refusal matters only if it stood: a later, sound usage of the same reply was counted as sent.
+      if (this.usageRefused !== null && this.usageSource === 'estimated') recorded.usageRefused = this.usageRefused;
+      events.push(newEvent('usage.recorded', recorded, occurredAt));
     }
     return events;
   }

@@ -2,21 +2,37 @@
  * @module gateway/relay/upstream-error
  * Maps an upstream's error answer to the gateway's error (wire-formats §3.7), keeping the upstream's
  * message where it helps the client and hiding it where it concerns the channel's own credentials.
+ * The message is scrubbed of the channel's keys and of anything shaped like a key before it goes
+ * anywhere: the client's answer, the request's record and the logs all take it from here.
  */
+import { channelSecrets, type SecretHolder, scrubSecrets } from '../security/scrub-secrets.ts';
 import { type ErrorKind, UpstreamCallError } from './errors.ts';
 
-function upstreamMessage(text: string): string | null {
+const SHOWN_MESSAGE_LENGTH = 1000;
+/** Scrubbed past what is shown, so that a key the cut would split is still found whole. */
+const SCRUBBED_MESSAGE_LENGTH = 4 * SHOWN_MESSAGE_LENGTH;
+
+function upstreamMessage(text: string, channel: SecretHolder): string | null {
+  let message: unknown;
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    const message = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message);
-    return typeof message === 'string' ? message.slice(0, 1000) : null;
+    message = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message);
   } catch {
     return null;
   }
+  if (typeof message !== 'string') return null;
+  const scrubbed = scrubSecrets(message.slice(0, SCRUBBED_MESSAGE_LENGTH), channelSecrets(channel));
+  return scrubbed.slice(0, SHOWN_MESSAGE_LENGTH);
 }
 
-export function upstreamError(status: number, bodyText: string, retryAfter: string | undefined): UpstreamCallError {
-  const message = upstreamMessage(bodyText);
+/** `channel`: whose keys the upstream may have echoed (the one that answered). */
+export function upstreamError(
+  status: number,
+  bodyText: string,
+  retryAfter: string | undefined,
+  channel: SecretHolder,
+): UpstreamCallError {
+  const message = upstreamMessage(bodyText, channel);
   const said = message ? `: ${message}` : '';
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
   const make = (kind: ErrorKind, text: string, clientStatus?: number) =>

@@ -4,7 +4,7 @@
  */
 import type { AnthropicMessageResponse } from '../../../contracts/anthropic/messages-response.ts';
 import { anthropicThinkingToContentRelay, thinkingToContentMessage } from '../conversion/same-format-thinking.ts';
-import type { Provider } from '../provider.ts';
+import type { Provider, ResponseReading } from '../provider.ts';
 import { buildAnthropicRequest } from './request.ts';
 import { AnthropicStreamRelay } from './stream-relay.ts';
 import { tokenCountsFromAnthropic } from './usage.ts';
@@ -19,14 +19,18 @@ export const anthropicProvider: Provider = {
         return loose.text ?? loose.thinking ?? (loose.name ? loose.name + JSON.stringify(loose.input ?? {}) : '');
       })
       .join('');
-    return {
-      usage: tokenCountsFromAnthropic(message.usage),
+    const reading: ResponseReading = {
+      usage: null,
       model: message.model ?? null,
       completionText,
       // The upstream's bytes go through untouched unless the channel folds thinking into the text.
       ...(input.route.channel.thinkingToContent && { clientBody: thinkingToContentMessage(body) }),
     };
+    reading.usage = tokenCountsFromAnthropic(message.usage, reading);
+    return reading;
   },
   createStreamRelay: ({ input }) =>
-    input.route.channel.thinkingToContent ? anthropicThinkingToContentRelay(input.body) : new AnthropicStreamRelay(),
+    input.route.channel.thinkingToContent
+      ? anthropicThinkingToContentRelay(input.body, input.route.channel)
+      : new AnthropicStreamRelay(input.route.channel),
 };

@@ -2,9 +2,11 @@
  * @module gateway/providers/anthropic/stream-relay
  * Same-format relay of an Anthropic stream: every event is forwarded with its `event:` line as the
  * upstream sent it, while the gateway reads usage (input from `message_start`, cumulative output
- * from `message_delta`), the model and in-band errors.
+ * from `message_delta`), the model and in-band errors. An error event is the one frame not forwarded
+ * as written: it is scrubbed of the channel's keys first (an upstream may echo the request's headers).
  */
 import type { AnthropicUsage } from '../../../contracts/anthropic/messages-response.ts';
+import { channelSecrets, type SecretHolder, scrubJsonText, scrubSecrets } from '../../security/scrub-secrets.ts';
 import type { SseEvent, StreamOutcome, StreamRelay } from '../provider.ts';
 import { tokenCountsFromAnthropic } from './usage.ts';
 
@@ -14,20 +16,28 @@ interface LooseEvent {
   usage?: Partial<AnthropicUsage>;
   delta?: { type?: string; text?: string; thinking?: string; partial_json?: string };
   content_block?: { type?: string; name?: string };
-  error?: { type?: string; message?: string };
+  error?: { type?: unknown; message?: unknown };
 }
 
 export class AnthropicStreamRelay implements StreamRelay {
+  readonly #channel: SecretHolder | undefined;
   #usage: Partial<AnthropicUsage> | null = null;
   #outcome: StreamOutcome = { usage: null, model: null, error: null, completionText: '' };
   sawContent = false;
+
+  /** `channel`: whose keys an error event must not show */
+  constructor(channel?: SecretHolder) {
+    this.#channel = channel;
+  }
 
   onEvent({ event, data }: SseEvent): string {
     let parsed: LooseEvent;
     try {
       parsed = JSON.parse(data);
     } catch {
-      return `event: ${event ?? 'message'}\ndata: ${data}\n\n`;
+      // An error event is scrubbed even when it is not JSON (a proxy's plain-text complaint).
+      const shown = event === 'error' ? scrubSecrets(data, channelSecrets(this.#channel)) : data;
+      return `event: ${event ?? 'message'}\ndata: ${shown}\n\n`;
     }
     const type = parsed.type ?? event;
     switch (type) {
@@ -51,18 +61,23 @@ export class AnthropicStreamRelay implements StreamRelay {
         // message_delta usage is cumulative and may restate input and cache counts.
         this.#usage = { ...this.#usage, ...withoutNulls(parsed.usage) };
         break;
-      case 'error':
+      case 'error': {
+        const secrets = channelSecrets(this.#channel);
+        const { type: errorType, message } = parsed.error ?? {};
         this.#outcome.error = {
-          type: parsed.error?.type ?? 'api_error',
-          message: parsed.error?.message ?? 'Upstream error',
+          type: typeof errorType === 'string' ? errorType : 'api_error',
+          message: typeof message === 'string' ? scrubSecrets(message, secrets) : 'Upstream error',
         };
-        break;
+        return `event: ${event ?? type}\ndata: ${scrubJsonText(data, secrets)}\n\n`;
+      }
     }
     return `event: ${event ?? type}\ndata: ${data}\n\n`;
   }
 
   outcome(): StreamOutcome {
-    return { ...this.#outcome, usage: this.#usage ? tokenCountsFromAnthropic(this.#usage) : null };
+    const outcome: StreamOutcome = { ...this.#outcome, usage: null };
+    if (this.#usage) outcome.usage = tokenCountsFromAnthropic(this.#usage, outcome);
+    return outcome;
   }
 }
 

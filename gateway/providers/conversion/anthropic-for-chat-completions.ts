@@ -50,6 +50,7 @@ export const anthropicForChatCompletions: Provider = {
     const completionText = replyText(reply);
     return {
       usage: reply.usage,
+      usageRefused: reply.usageRefused ?? null,
       model: reply.model || null,
       completionText,
       clientBody: writeOpenAICompletion(withUsage(reply, input.body, completionText), nowSeconds()),
@@ -61,6 +62,7 @@ export const anthropicForChatCompletions: Provider = {
       filters: filters(input),
       writer: new OpenAIStreamWriter({ includeUsage: !hideUsageChunk, created: nowSeconds() }),
       clientBody: input.body,
+      channel: input.route.channel,
     });
   },
 };

@@ -5,19 +5,24 @@
  * the reply. On the way it keeps the request's accounting: the upstream's usage when it reports one,
  * else prompt tokens from the upstream's start event or the tokenizer, and completion tokens counted
  * as they stream. A counted usage is sent to the client too (marked estimated in the usage event).
+ * An upstream's error is scrubbed of the channel's keys before it is written or recorded.
  */
 import { estimatePromptTokens } from '../../relay/estimate-usage.ts';
+import { channelSecrets, type SecretHolder, scrubSecrets } from '../../security/scrub-secrets.ts';
 import type { SseEvent, TokenCounts } from '../provider.ts';
 import type { CountedStreamOutcome, FinishingStreamRelay } from '../provider-extensions.ts';
 import { CompletionTokenCounter } from './completion-token-counter.ts';
 import type { ReplyPart, ReplyPartFilter } from './reply.ts';
 
 export interface ConvertingStreamRelayOptions {
-  reader: { read(event: SseEvent): ReplyPart[] };
+  /** `usageRefused`: why the reader did not believe the upstream's usage, when it did not */
+  reader: { read(event: SseEvent): ReplyPart[]; readonly usageRefused?: string | null };
   filters: ReplyPartFilter[];
   writer: { write(part: ReplyPart): string };
   /** the client's request, for the prompt estimate when the upstream reports no usage */
   clientBody: Record<string, unknown>;
+  /** the channel whose keys an upstream's error must not show */
+  channel?: SecretHolder | undefined;
 }
 
 export class ConvertingStreamRelay implements FinishingStreamRelay {
@@ -53,6 +58,7 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
     return {
       usage: this.#usage ?? this.#estimate(),
       usageEstimated: this.#usage === null,
+      usageRefused: this.#options.reader.usageRefused ?? null,
       model: this.#model,
       error: this.#error,
       completionText: '',
@@ -61,8 +67,9 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
 
   #emit(parts: ReplyPart[]): string {
     let frames = '';
-    for (const part of parts) {
+    for (let part of parts) {
       if (this.#ended) break;
+      if (part.type === 'error') part = this.#scrubbed(part);
       if (part.type === 'end' && !this.#usage) {
         frames += this.#write({ type: 'usage', usage: this.#estimate(), estimated: true });
       }
@@ -70,6 +77,21 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
       frames += this.#write(part);
     }
     return frames;
+  }
+
+  /** The error as the client may see it: its text a string without the channel's keys. */
+  #scrubbed(part: Extract<ReplyPart, { type: 'error' }>): ReplyPart {
+    // The readers take both from the upstream's JSON, where either may be any value.
+    const message: unknown = part.message;
+    const errorType: unknown = part.errorType;
+    return {
+      type: 'error',
+      errorType: typeof errorType === 'string' ? errorType : 'api_error',
+      message:
+        typeof message === 'string'
+          ? scrubSecrets(message, channelSecrets(this.#options.channel))
+          : 'The upstream provider reported an error.',
+    };
   }
 
   #write(part: ReplyPart): string {

@@ -29,6 +29,7 @@ export const openAIForMessages: Provider = {
     const completionText = replyText(reply);
     return {
       usage: reply.usage,
+      usageRefused: reply.usageRefused ?? null,
       model: reply.model || null,
       completionText,
       clientBody: writeAnthropicMessage(withUsage(reply, input.body, completionText)),
@@ -40,6 +41,7 @@ export const openAIForMessages: Provider = {
       filters: thinkingToContent(input) ? [new ThinkingToContent()] : [],
       writer: new AnthropicStreamWriter(),
       clientBody: input.body,
+      channel: input.route.channel,
     });
   },
 };

@@ -37,12 +37,14 @@ function block(content: LooseBlock): ReplyBlock[] {
 }
 
 export function readAnthropicMessage(message: Partial<AnthropicMessageResponse>): Reply {
-  return {
+  const reply: Reply = {
     id: message.id ?? '',
     model: message.model ?? '',
     blocks: ((message.content ?? []) as LooseBlock[]).flatMap(block),
     finishReason: finishReasonFromAnthropic(message.stop_reason),
     stopSequence: message.stop_sequence ?? null,
-    usage: tokenCountsFromAnthropic(message.usage),
+    usage: null,
   };
+  reply.usage = tokenCountsFromAnthropic(message.usage, reply);
+  return reply;
 }

@@ -35,6 +35,8 @@ interface OpenTool {
 }
 
 export class AnthropicStreamReader {
+  /** why the upstream's usage was not believed, when it was not */
+  usageRefused: string | null = null;
   #usage: Partial<AnthropicUsage> = {};
   readonly #tools = new Map<number, OpenTool>();
   #nextToolIndex = 0;
@@ -54,7 +56,7 @@ export class AnthropicStreamReader {
             type: 'start',
             id: parsed.message?.id ?? '',
             model: parsed.message?.model ?? '',
-            usage: tokenCountsFromAnthropic(this.#usage),
+            usage: tokenCountsFromAnthropic(this.#usage, this),
           },
         ];
       case 'content_block_start':
@@ -68,15 +70,14 @@ export class AnthropicStreamReader {
         for (const [field, value] of Object.entries(parsed.usage ?? {})) {
           if (value !== null && value !== undefined) (this.#usage as Record<string, unknown>)[field] = value;
         }
-        const usage = tokenCountsFromAnthropic(this.#usage)!;
-        return [
-          {
-            type: 'finish',
-            reason: finishReasonFromAnthropic(parsed.delta?.stop_reason),
-            stopSequence: parsed.delta?.stop_sequence ?? null,
-          },
-          { type: 'usage', usage, estimated: false },
-        ];
+        const usage = tokenCountsFromAnthropic(this.#usage, this);
+        const finish: ReplyPart = {
+          type: 'finish',
+          reason: finishReasonFromAnthropic(parsed.delta?.stop_reason),
+          stopSequence: parsed.delta?.stop_sequence ?? null,
+        };
+        // A refused usage is left out: the relay then counts the tokens itself.
+        return usage ? [finish, { type: 'usage', usage, estimated: false }] : [finish];
       }
       case 'message_stop':
         return [{ type: 'end' }];

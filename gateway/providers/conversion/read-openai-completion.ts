@@ -33,12 +33,14 @@ export function readOpenAICompletion(completion: Partial<ChatCompletion>): Reply
       arguments: call.function?.arguments ?? '',
     });
   }
-  return {
+  const reply: Reply = {
     id: completion.id ?? '',
     model: completion.model ?? '',
     blocks,
     finishReason: message.refusal ? 'content-filter' : finishReasonFromOpenAI(choice?.finish_reason),
     stopSequence: null,
-    usage: tokenCountsFromOpenAI(completion.usage),
+    usage: null,
   };
+  reply.usage = tokenCountsFromOpenAI(completion.usage, reply);
+  return reply;
 }

@@ -20,6 +20,8 @@ type ToolCallDelta = {
 };
 
 export class OpenAIStreamReader {
+  /** why the upstream's usage was not believed, when it was not */
+  usageRefused: string | null = null;
   #started = false;
   #refused = false;
   readonly #toolIndexes = new Map<number, number>();
@@ -49,7 +51,7 @@ export class OpenAIStreamReader {
     // Requests converted from Anthropic ask for one choice; any other choice is not this reply.
     const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
     if (choice) parts.push(...this.#choiceParts(choice, chunk.id ?? ''));
-    const usage = tokenCountsFromOpenAI(chunk.usage);
+    const usage = tokenCountsFromOpenAI(chunk.usage, this);
     if (usage) parts.push({ type: 'usage', usage, estimated: false });
     return parts;
   }

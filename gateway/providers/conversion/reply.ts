@@ -7,6 +7,7 @@
  * exactly one place.
  */
 import type { TokenCounts } from '../provider.ts';
+import type { UsageRefusalNote } from '../usage-check.ts';
 
 /** Why generation stopped: the union of both vocabularies, so a same-format round trip keeps its value. */
 export type FinishReason =
@@ -25,8 +26,8 @@ export type ReplyBlock =
   /** `arguments` is JSON text, as OpenAI carries it; Anthropic's object input is serialised on reading. */
   | { type: 'tool-call'; id: string; name: string; arguments: string };
 
-/** A whole (non-streamed) reply. */
-export interface Reply {
+/** A whole (non-streamed) reply; `usageRefused` says why its upstream's usage was not believed. */
+export interface Reply extends UsageRefusalNote {
   id: string;
   model: string;
   blocks: ReplyBlock[];

@@ -4,6 +4,7 @@
  * so every other field survives; streams go through the converting relay (reader, the thinking filter,
  * writer of the same format), since a thinking block must become text and later blocks move down.
  */
+import type { SecretHolder } from '../../security/scrub-secrets.ts';
 import type { StreamRelay } from '../provider.ts';
 import { ConvertingStreamRelay } from './converting-stream-relay.ts';
 import { AnthropicStreamReader } from './read-anthropic-stream.ts';
@@ -54,20 +55,26 @@ export function openAIThinkingToContentRelay(options: {
   hideUsageChunk: boolean;
   clientBody: Record<string, unknown>;
   created: number;
+  channel?: SecretHolder;
 }): StreamRelay {
   return new ConvertingStreamRelay({
     reader: new OpenAIStreamReader(),
     filters: [new ThinkingToContent()],
     writer: new OpenAIStreamWriter({ includeUsage: !options.hideUsageChunk, created: options.created }),
     clientBody: options.clientBody,
+    channel: options.channel,
   });
 }
 
-export function anthropicThinkingToContentRelay(clientBody: Record<string, unknown>): StreamRelay {
+export function anthropicThinkingToContentRelay(
+  clientBody: Record<string, unknown>,
+  channel?: SecretHolder,
+): StreamRelay {
   return new ConvertingStreamRelay({
     reader: new AnthropicStreamReader(),
     filters: [new ThinkingToContent()],
     writer: new AnthropicStreamWriter(),
     clientBody,
+    channel,
   });
 }

@@ -4,7 +4,7 @@
  */
 import type { ChatCompletion } from '../../../contracts/openai/chat-response.ts';
 import { openAIThinkingToContentRelay, thinkingToContentCompletion } from '../conversion/same-format-thinking.ts';
-import type { Provider } from '../provider.ts';
+import type { Provider, ResponseReading } from '../provider.ts';
 import { buildOpenAIRequest } from './request.ts';
 import { OpenAIStreamRelay } from './stream-relay.ts';
 import { tokenCountsFromOpenAI } from './usage.ts';
@@ -20,13 +20,15 @@ export const openAIProvider: Provider = {
           (choice.message?.tool_calls?.map((call) => call.function.name + call.function.arguments).join('') ?? ''),
       )
       .join('');
-    return {
-      usage: tokenCountsFromOpenAI(completion.usage),
+    const reading: ResponseReading = {
+      usage: null,
       model: completion.model ?? null,
       completionText,
       // The upstream's bytes go through untouched unless the channel folds thinking into the text.
       ...(input.route.channel.thinkingToContent && { clientBody: thinkingToContentCompletion(body) }),
     };
+    reading.usage = tokenCountsFromOpenAI(completion.usage, reading);
+    return reading;
   },
   createStreamRelay: (options) =>
     options.input.route.channel.thinkingToContent
@@ -34,6 +36,7 @@ export const openAIProvider: Provider = {
           hideUsageChunk: options.hideUsageChunk,
           clientBody: options.input.body,
           created: Math.floor(Date.now() / 1000),
+          channel: options.input.route.channel,
         })
       : new OpenAIStreamRelay(options),
 };

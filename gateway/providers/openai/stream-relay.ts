@@ -3,39 +3,44 @@
  * Same-format relay of an OpenAI stream: each `data:` frame is forwarded as the upstream wrote it
  * (serialised once, by the upstream), while the gateway reads usage, model and errors on the way.
  * The usage-only chunk is dropped when the client did not ask for it (naive clients index
- * `choices[0]` and crash on it).
+ * `choices[0]` and crash on it). An error event is the one frame not forwarded as written: it is
+ * scrubbed of the channel's keys first (an upstream may echo the request's headers in it).
  */
 import type { ChatCompletionChunk } from '../../../contracts/openai/chat-response.ts';
+import { channelSecrets, type SecretHolder, scrubJsonText, scrubSecrets } from '../../security/scrub-secrets.ts';
 import type { SseEvent, StreamOutcome, StreamRelay } from '../provider.ts';
 import { tokenCountsFromOpenAI } from './usage.ts';
 
+type LooseChunk = Partial<ChatCompletionChunk> & {
+  error?: { message?: unknown; type?: unknown };
+  message?: unknown;
+};
+
 export class OpenAIStreamRelay implements StreamRelay {
   readonly #hideUsageChunk: boolean;
+  readonly #channel: SecretHolder | undefined;
   #outcome: StreamOutcome = { usage: null, model: null, error: null, completionText: '' };
   sawContent = false;
 
-  constructor({ hideUsageChunk }: { hideUsageChunk: boolean }) {
+  /** `input`: the request's, for the channel whose keys an error event must not show */
+  constructor({ hideUsageChunk, input }: { hideUsageChunk: boolean; input?: { route: { channel: SecretHolder } } }) {
     this.#hideUsageChunk = hideUsageChunk;
+    this.#channel = input?.route.channel;
   }
 
   onEvent({ data }: SseEvent): string {
     if (data === '[DONE]') return 'data: [DONE]\n\n';
-    let chunk: Partial<ChatCompletionChunk> & { error?: { message?: string; type?: string } };
+    let chunk: LooseChunk;
     try {
       chunk = JSON.parse(data);
     } catch {
       // Not JSON: forward untouched; the client's parser decides.
       return `data: ${data}\n\n`;
     }
-    if (chunk.error) {
-      this.#outcome.error = {
-        type: chunk.error.type ?? 'upstream_error',
-        message: chunk.error.message ?? 'Upstream error',
-      };
-      return `data: ${data}\n\n`;
-    }
+    // vLLM and some other servers write their errors as `{"object":"error","message":…}`.
+    if (chunk.error || (chunk as { object?: unknown }).object === 'error') return this.#error(chunk, data);
     if (chunk.model) this.#outcome.model = chunk.model;
-    const usage = tokenCountsFromOpenAI(chunk.usage);
+    const usage = tokenCountsFromOpenAI(chunk.usage, this.#outcome);
     if (usage) this.#outcome.usage = usage;
     const choices = chunk.choices ?? [];
     for (const choice of choices) {
@@ -49,11 +54,23 @@ export class OpenAIStreamRelay implements StreamRelay {
         this.#outcome.completionText += text + toolText;
       }
     }
-    if (usage && choices.length === 0 && this.#hideUsageChunk) return '';
+    // `chunk.usage`, not `usage`: a usage chunk whose counts were refused is still one the client did not ask for.
+    if (chunk.usage && choices.length === 0 && this.#hideUsageChunk) return '';
     return `data: ${data}\n\n`;
   }
 
   outcome(): StreamOutcome {
     return this.#outcome;
+  }
+
+  #error(chunk: LooseChunk, data: string): string {
+    const secrets = channelSecrets(this.#channel);
+    const type = chunk.error ? chunk.error.type : (chunk as { type?: unknown }).type;
+    const message = chunk.error ? chunk.error.message : chunk.message;
+    this.#outcome.error = {
+      type: typeof type === 'string' ? type : 'upstream_error',
+      message: typeof message === 'string' ? scrubSecrets(message, secrets) : 'Upstream error',
+    };
+    return `data: ${scrubJsonText(data, secrets)}\n\n`;
   }
 }
