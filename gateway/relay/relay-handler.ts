@@ -13,10 +13,9 @@ import type { Logger } from '../log.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { finishFrames, usageSourceOf, warningsOf } from '../providers/provider-extensions.ts';
-import { clientAddressOf } from '../security/ip-allowlist.ts';
 import { rateLimitError, refuseWhenEventsBehind, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
-import { authenticateKey, authorizeModel } from './authenticate.ts';
+import { authenticateRequest, authorizeModel } from './authenticate.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { ClientAbort } from './client-abort.ts';
@@ -87,15 +86,9 @@ export async function handleRelay(
   let limited: { key: string; estimate: number } | null = null;
   try {
     refuseWhenEventsBehind(dependencies.publisher.depth, dependencies.eventQueueLimit);
-    // Synchronous (the lookups are in memory): no await, so no microtask hop before the body is read.
-    const { token } = authenticateKey(
-      endpoint.keyOf(request.headers),
-      dependencies.lookups,
-      dependencies.hashingKey,
-      endpoint.keyHint,
-      Date.now(),
-      clientAddressOf(request, dependencies.trustProxyHops ?? 0),
-    );
+    // Synchronous for a key in memory: no await, so no microtask hop before the body is read.
+    const authenticated = authenticateRequest(request, endpoint, dependencies);
+    const { token } = authenticated instanceof Promise ? await authenticated : authenticated;
     record.userId = token.userId;
     record.tokenId = token.tokenId;
     checkContentType(request);
