@@ -1,0 +1,100 @@
+/**
+ * Consistency across two gateway nodes (separate processes) sharing real Kafka and Redis:
+ * read-your-writes for new keys under load (a key created through node A is used through node B at
+ * once, 1,000 times, and never refused).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
+import { ConsoleClient } from '../support/console-client.ts';
+import { type ClusterProcess, startGatewayNode } from './cluster-processes.ts';
+import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
+
+const services: ClusterServices | null = resolveClusterServices();
+const run = Date.now().toString(36);
+
+let upstream: FakeUpstream;
+let nodeA: ClusterProcess;
+let nodeB: ClusterProcess;
+const processes: ClusterProcess[] = [];
+
+async function chat(node: ClusterProcess, key: string): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${node.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+async function signedIn(node: ClusterProcess, email: string): Promise<ConsoleClient> {
+  const client = new ConsoleClient(node.url!);
+  await client.register(email);
+  return client;
+}
+
+describe.skipIf(services === null)('cluster: consistency across two gateway nodes', () => {
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    const directory = mkdtempSync(path.join(tmpdir(), 'cluster-consistency-'));
+    const config = path.join(directory, 'gateway.yaml');
+    writeFileSync(
+      config,
+      `channels:\n  - {name: openai, type: openai, base_url: '${upstream.url}/v1', api_key: upstream-key, models: [gpt-4o-mini]}\n`,
+    );
+    const environment = {
+      KAFKA_BROKERS: services!.kafkaBrokers,
+      CLICKHOUSE_URL: services!.clickhouseUrl,
+      REDIS_URL: services!.redisUrl,
+      CLUSTER_NAMESPACE: `consistency${run}.`,
+      CLICKHOUSE_DATABASE: `consistency${run}`,
+      GATEWAY_SECRET: 'cluster-consistency-secret-0123456789abcdefghijklmnop',
+      GATEWAY_CONFIG: config,
+      AUTH_RATE_LIMIT_ATTEMPTS: '1000',
+      AUTH_RATE_LIMIT_IP_ATTEMPTS: '1000',
+      LOG_LEVEL: 'warn',
+    };
+    [nodeA, nodeB] = await Promise.all([startGatewayNode(environment), startGatewayNode(environment)]);
+    processes.push(nodeA!, nodeB!);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((process) => process.kill('SIGKILL')));
+    await upstream?.close();
+  });
+
+  it('uses 1,000 keys through node B the moment node A created them, under load, with 0 refusals', async () => {
+    const workers = 20;
+    const perWorker = 50;
+    // Traffic on node B meanwhile: its change messages and their reloads queue behind requests, as in
+    // production, which is when a memory-only lookup refused new keys.
+    const loadClient = await signedIn(nodeA, `load-${run}@example.com`);
+    const { key: loadKey } = await loadClient.createToken('load');
+    let loading = true;
+    const load = Array.from({ length: 16 }, async () => {
+      while (loading) await chat(nodeB, loadKey);
+    });
+    const refusals: string[] = [];
+    let used = 0;
+    try {
+      await Promise.all(
+        Array.from({ length: workers }, async (_, worker) => {
+          const client = await signedIn(nodeA, `ryw-${worker}-${run}@example.com`);
+          for (let index = 0; index < perWorker; index++) {
+            const { key } = await client.createToken(`fresh ${index}`);
+            const answer = await chat(nodeB, key);
+            used++;
+            if (answer.status !== 200) refusals.push(`${answer.status} ${answer.body?.error?.message}`);
+          }
+        }),
+      );
+    } finally {
+      loading = false;
+      await Promise.all(load);
+    }
+    expect(used).toBe(workers * perWorker);
+    expect(refusals).toEqual([]);
+  }, 120_000);
+});
