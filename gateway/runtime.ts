@@ -111,6 +111,7 @@ export async function createRuntime(
       eventQueueLimit: settings.eventQueueLimit,
       retryBackoffMs: settings.upstreamRetryBackoffMs,
       rateLimiter: stores.rateLimiter,
+      quotas: stores.quotas,
       breakers,
       metrics,
       logger: createLogger(settings.logLevel),

@@ -104,10 +104,42 @@ export interface RateLimiter {
   adjustTokens(key: string, delta: number, now: number): Promise<void>;
 }
 
+/** The outcome of a quota reservation. */
+export interface QuotaDecision {
+  allowed: boolean;
+  /** tokens the key has used, as far as the ledger knows (settled requests, or the projection if more) */
+  used: number;
+  /** tokens held by the key's requests in flight (this one included when it was allowed) */
+  held: number;
+}
+
+export interface QuotaReservation {
+  quota: number;
+  /** the estimate of the request's tokens to hold until it settles */
+  amount: number;
+  /** the key's used tokens in the projection: the ledger never counts fewer (a restart, a rebuild) */
+  projectedUsed: number;
+  /** names the hold to settle it (the request id) */
+  holdId: string;
+}
+
+/**
+ * Per-key token quotas (total tokens, all time), held atomically for every node: a request reserves
+ * an estimate of its tokens before it is relayed and settles to its real usage when it ends. A
+ * reservation is refused once used + held reached the quota, so concurrent requests overshoot a
+ * quota by at most the one request that crossed it, as long as none uses more than it reserved.
+ */
+export interface QuotaLedger {
+  reserve(tokenId: string, reservation: QuotaReservation, now: number): Promise<QuotaDecision>;
+  /** Releases the hold and counts the tokens the request really used. */
+  settle(tokenId: string, holdId: string, usedTokens: number): Promise<void>;
+}
+
 export interface Stores {
   mode: 'embedded' | 'cluster';
   events: EventLog;
   rateLimiter: RateLimiter;
+  quotas: QuotaLedger;
   lookups: LookupReadModel;
   usage: UsageReadModel;
   sync: ProjectionSync;

@@ -6,7 +6,7 @@
  * in the background. Runs on bare node:http: no middleware on this path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LookupReadModel, RateLimiter } from '../../stores/ports.ts';
+import type { LookupReadModel, QuotaLedger, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
 import type { Logger } from '../log.ts';
@@ -23,6 +23,7 @@ import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { estimateUsage } from './estimate-usage.ts';
 import { pipeStream } from './pipe-stream.ts';
+import { reserveQuota } from './quota.ts';
 import { checkContentType, parseJsonObject, readBody } from './read-body.ts';
 import { errorTypeOf } from './render-error.ts';
 import { RequestRecord } from './request-record.ts';
@@ -44,6 +45,7 @@ export interface RelayDependencies {
   /** base of the backoff between attempts: ~1×, 2×, 4×… with jitter (default 100 ms) */
   retryBackoffMs?: number;
   rateLimiter?: RateLimiter;
+  quotas?: QuotaLedger;
   breakers?: CircuitBreakers;
   metrics?: GatewayMetrics;
   logger?: Logger;
@@ -84,6 +86,7 @@ export async function handleRelay(
     }
   });
   let limited: { key: string; estimate: number } | null = null;
+  let quotaHeld: string | null = null;
   try {
     refuseWhenEventsBehind(dependencies.publisher.depth, dependencies.eventQueueLimit);
     // Synchronous for a key in memory: no await, so no microtask hop before the body is read.
@@ -118,16 +121,25 @@ export async function handleRelay(
       if (!decision.allowed) throw rateLimitError(decision);
       if (tpm !== null) limited = { key: token.tokenId, estimate };
     }
+    if (token.quota !== null && dependencies.quotas) {
+      quotaHeld = await reserveQuota(
+        dependencies.quotas,
+        dependencies.lookups,
+        token,
+        body,
+        raw.length,
+        record.requestId,
+      );
+    }
     await relayToUpstream(endpoint, request, response, resolved, record, dependencies, abort);
   } catch (error) {
     handleFailure(endpoint, response, record, error);
   } finally {
     const latencyMs = record.elapsedMs();
     dependencies.publisher.publish(...record.toEvents(latencyMs));
-    if (limited) {
-      const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
-      void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
-    }
+    const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
+    if (limited) void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
+    if (quotaHeld) void dependencies.quotas!.settle(quotaHeld, record.requestId, used);
     dependencies.metrics?.observe(record, latencyMs / 1000);
     dependencies.logger?.request(request.method ?? 'POST', record, latencyMs);
   }

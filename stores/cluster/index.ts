@@ -24,6 +24,7 @@ import { Outbox } from './outbox.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisLookups } from './redis-lookups.ts';
 import { RedisProjectionWriter } from './redis-projection-writer.ts';
+import { RedisQuotaLedger } from './redis-quota-ledger.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
 export type { ClusterSettings } from './connections.ts';
@@ -65,6 +66,7 @@ export async function createClusterStores(
     events,
     lookups,
     rateLimiter: new RedisRateLimiter(redis, settings.namespace, log),
+    quotas: new RedisQuotaLedger(redis, settings.namespace, log),
     // The projector is its own process here; its lag is the consumer group's lag in Kafka.
     backlog: async () => ({ outboxDepth: events.outboxDepth, projectorLagEvents: null }),
     usage: new ClickHouseUsageQueries(clickhouse, settings.clickhouseDatabase),

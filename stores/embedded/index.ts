@@ -7,6 +7,7 @@
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
+import { MemoryQuotaLedger } from '../memory-quota-ledger.ts';
 import { MemoryRateLimiter } from '../memory-rate-limiter.ts';
 import type { Stores } from '../ports.ts';
 import { StoreThread } from './store-thread.ts';
@@ -50,6 +51,7 @@ export async function createEmbeddedStores(
     },
     lookups,
     rateLimiter: new MemoryRateLimiter(),
+    quotas: new MemoryQuotaLedger(),
     usage: {
       overview: (query) => thread.call({ method: 'overview', query }),
       logs: (query) => thread.call({ method: 'logs', query }),

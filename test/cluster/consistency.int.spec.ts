@@ -1,7 +1,7 @@
 /**
  * Consistency across two gateway nodes (separate processes) sharing real Kafka and Redis:
  * read-your-writes for new keys under load (a key created through node A is used through node B at
- * once, 1,000 times, and never refused).
+ * once, 1,000 times, and never refused), and a key's token quota held once across both nodes.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,4 +97,21 @@ describe.skipIf(services === null)('cluster: consistency across two gateway node
     expect(used).toBe(workers * perWorker);
     expect(refusals).toEqual([]);
   }, 120_000);
+
+  it('lets 200 concurrent requests through both nodes on a quota of 30 use at most the quota plus one request', async () => {
+    const client = await signedIn(nodeA, `quota-${run}@example.com`);
+    const { key } = await client.createToken('quota 30', { quota: 30 });
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, index) => chat(index % 2 ? nodeB : nodeA, key)));
+    const served = answers.filter((answer) => answer.status === 200);
+    expect(served.length).toBeGreaterThanOrEqual(1);
+    const used = served.reduce((sum, answer) => sum + answer.body.usage.total_tokens, 0);
+    expect(used).toBeLessThanOrEqual(30 + served[0]!.body.usage.total_tokens);
+    for (const refused of answers.filter((answer) => answer.status !== 200)) {
+      expect(refused.status).toBe(429);
+      expect(['insufficient_quota', 'quota_held_by_requests_in_flight']).toContain(refused.body.error.code);
+    }
+    // Settled usage counts at once on the other node too, before any projector has run.
+    expect((await chat(nodeB, key)).status).toBe(429);
+    expect((await chat(nodeA, key)).status).toBe(429);
+  });
 });
