@@ -48,6 +48,11 @@ export interface LookupReadModel {
   ensureUser(userId: string): Promise<void>;
   ensureEmail(email: string): Promise<void>;
   ensureToken(tokenId: string): Promise<void>;
+  /**
+   * Reads the accounts again from the shared lookups (cluster), for a decision that must see every
+   * node's latest writes; a no-op in embedded mode, where memory is the lookups.
+   */
+  refreshUsers(userIds: readonly string[]): Promise<void>;
 }
 
 export interface UsageReadModel {
@@ -135,8 +140,36 @@ export interface QuotaLedger {
   settle(tokenId: string, holdId: string, usedTokens: number): Promise<void>;
 }
 
+/**
+ * Makes a console command's check and its append one step for every writer, on both stores and
+ * across nodes: the command decides over the state it reads inside the guard, and appends before the
+ * guard is let go.
+ */
+export interface CommandGuards {
+  /**
+   * Claims an email for an account about to be registered: false when another account holds or
+   * claims it. Held from before the account's event is appended; given back if the append fails.
+   */
+  claimEmail(email: string, userId: string): Promise<boolean>;
+  releaseEmail(email: string, userId: string): Promise<void>;
+  /**
+   * Runs `work` while no other `work` of the same scope runs, in this process or on another node.
+   * Rejects with `GuardBusyError` when the scope stays taken too long.
+   */
+  exclusively<T>(scope: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** Another command held the guard's scope for longer than a caller should wait. */
+export class GuardBusyError extends Error {
+  constructor(scope: string) {
+    super(`another change of ${scope} is in progress`);
+    this.name = 'GuardBusyError';
+  }
+}
+
 export interface Stores {
   mode: 'embedded' | 'cluster';
+  guards: CommandGuards;
   events: EventLog;
   rateLimiter: RateLimiter;
   quotas: QuotaLedger;

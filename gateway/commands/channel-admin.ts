@@ -6,14 +6,14 @@
  */
 import type { CreateChannelRequest, UpdateChannelRequest } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
-import { ApiError } from '../console-api/api-error.ts';
 import { newEvent } from '../events/new-event.ts';
 import { channelIdOf, encryptedKeys } from './channels.ts';
 import { type CommandContext, commit } from './command-context.ts';
+import { CommandError } from './errors.ts';
 
 export function channelById(context: CommandContext, channelId: string): ChannelDocument {
   const channel = context.stores.lookups.channels().find((document) => document.channelId === channelId);
-  if (!channel) throw new ApiError(404, 'channel_not_found', 'No such channel.');
+  if (!channel) throw new CommandError('not_found', 'channel_not_found', 'No such channel.');
   return channel;
 }
 
@@ -23,7 +23,8 @@ function refuseTakenName(context: CommandContext, name: string, exceptId?: strin
     .some(
       (channel) => channel.channelId !== exceptId && (channel.name === name || channel.channelId === channelIdOf(name)),
     );
-  if (taken) throw new ApiError(409, 'channel_name_taken', `A channel named "${name}" already exists.`, 'name');
+  if (taken)
+    throw new CommandError('conflict', 'channel_name_taken', `A channel named "${name}" already exists.`, 'name');
 }
 
 function trimmedBaseUrl(url: string): string {

@@ -21,6 +21,7 @@ import {
 } from './connections.ts';
 import { KafkaEventLog, topicNames } from './kafka-event-log.ts';
 import { Outbox } from './outbox.ts';
+import { RedisCommandGuards } from './redis-command-guards.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisLookups } from './redis-lookups.ts';
 import { RedisProjectionWriter } from './redis-projection-writer.ts';
@@ -65,6 +66,7 @@ export async function createClusterStores(
     mode: 'cluster',
     events,
     lookups,
+    guards: new RedisCommandGuards(redis, keys),
     rateLimiter: new RedisRateLimiter(redis, settings.namespace, log),
     quotas: new RedisQuotaLedger(redis, settings.namespace, log),
     // The projector is its own process here; its lag is the consumer group's lag in Kafka.

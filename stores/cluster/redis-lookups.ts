@@ -104,6 +104,11 @@ export class RedisLookups extends MemoryLookups {
     });
   }
 
+  /** Not tolerant: a decision that needs the latest accounts must not be taken on stale ones. */
+  override async refreshUsers(userIds: readonly string[]): Promise<void> {
+    await Promise.all([...new Set(userIds)].map((userId) => bounded(this.reload('users', userId))));
+  }
+
   override async ensureToken(tokenId: string): Promise<void> {
     if (!this.tokenById(tokenId)) await this.#tolerant(() => this.reload('tokens', tokenId));
   }

@@ -6,6 +6,7 @@
  * SQLite and a console query never stalls the relay.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { MemoryCommandGuards } from '../memory-command-guards.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
 import { MemoryQuotaLedger } from '../memory-quota-ledger.ts';
 import { MemoryRateLimiter } from '../memory-rate-limiter.ts';
@@ -50,6 +51,7 @@ export async function createEmbeddedStores(
       appendSerialized: appendBatches,
     },
     lookups,
+    guards: new MemoryCommandGuards(),
     rateLimiter: new MemoryRateLimiter(),
     quotas: new MemoryQuotaLedger(),
     usage: {

@@ -1,7 +1,9 @@
 /**
  * Consistency across two gateway nodes (separate processes) sharing real Kafka and Redis:
  * read-your-writes for new keys under load (a key created through node A is used through node B at
- * once, 1,000 times, and never refused), and a key's token quota held once across both nodes.
+ * once, 1,000 times, and never refused), a key's token quota held once across both nodes, one
+ * account per email and at least one enabled admin under concurrent commands through both nodes (and
+ * both nodes seeding ADMIN_EMAIL at once at start).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
+import { type Admin, demoteEachOther, registerOneEmailConcurrently } from '../support/invariant-scenarios.ts';
 import { type ClusterProcess, startGatewayNode } from './cluster-processes.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
@@ -55,6 +58,8 @@ describe.skipIf(services === null)('cluster: consistency across two gateway node
       AUTH_RATE_LIMIT_ATTEMPTS: '1000',
       AUTH_RATE_LIMIT_IP_ATTEMPTS: '1000',
       LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: `root-${run}@example.com`,
+      ADMIN_PASSWORD: 'admin-password-1',
     };
     [nodeA, nodeB] = await Promise.all([startGatewayNode(environment), startGatewayNode(environment)]);
     processes.push(nodeA!, nodeB!);
@@ -113,5 +118,44 @@ describe.skipIf(services === null)('cluster: consistency across two gateway node
     // Settled usage counts at once on the other node too, before any projector has run.
     expect((await chat(nodeB, key)).status).toBe(429);
     expect((await chat(nodeA, key)).status).toBe(429);
+  });
+
+  async function signInAdmin(node: ClusterProcess): Promise<Admin> {
+    const client = new ConsoleClient(node.url!);
+    const { status, body } = await client.call('POST', '/api/auth/login', {
+      email: `root-${run}@example.com`,
+      password: 'admin-password-1',
+    });
+    if (status !== 200) throw new Error(`admin sign-in failed: ${JSON.stringify(body)}`);
+    return { client, id: body.id };
+  }
+
+  it('makes one account of eight registrations of one email at once through both nodes', async () => {
+    const admin = await signInAdmin(nodeA);
+    for (let round = 0; round < 3; round++) {
+      const { statuses, accounts } = await registerOneEmailConcurrently(
+        [nodeA.url!, nodeB.url!],
+        admin.client,
+        `same-${round}-${run}@example.com`,
+      );
+      expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+      expect(accounts).toBe(1);
+    }
+  });
+
+  it('keeps an enabled admin when two admins on two nodes demote or disable each other at once', async () => {
+    let current = await signInAdmin(nodeA);
+    for (let round = 0; round < 6; round++) {
+      const change = round % 2 === 0 ? ({ role: 'user' } as const) : ({ disabled: true } as const);
+      const outcome = await demoteEachOther(
+        [nodeA.url!, nodeB.url!],
+        current,
+        `rival-${round}-${run}@example.com`,
+        change,
+      );
+      expect(outcome.enabledAdmins).toBe(1);
+      expect(outcome.statuses.filter((status) => status === 200)).toHaveLength(1);
+      current = outcome.survivor!;
+    }
   });
 });
