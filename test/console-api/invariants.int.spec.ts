@@ -3,6 +3,9 @@
  * (eight registrations of one email at once make one account), and at least one enabled admin (two
  * admins demoting or disabling each other at once leave one), so the next start with ADMIN_EMAIL works.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
@@ -62,5 +65,24 @@ describe('console invariants under concurrency (embedded)', () => {
     await harness.restart();
     const again = await signInAdmin();
     expect((await again.client.call('GET', '/api/me')).status).toBe(200);
+  });
+
+  it('still refuses, with a clear message, a start whose ADMIN_EMAIL names a non-admin account', async () => {
+    const dataDirectory = mkdtempSync(path.join(tmpdir(), 'gateway-admin-email-'));
+    try {
+      const plain = await startHarness({ dataDirectory });
+      await new ConsoleClient(plain.baseUrl).register('plain@example.com');
+      await plain.stop();
+      await expect(
+        startHarness({
+          dataDirectory,
+          environment: { ADMIN_EMAIL: 'plain@example.com', ADMIN_PASSWORD: 'admin-password-1' },
+        }),
+      ).rejects.toThrow(
+        'ADMIN_EMAIL plain@example.com belongs to an existing non-admin account; choose another email.',
+      );
+    } finally {
+      rmSync(dataDirectory, { recursive: true, force: true });
+    }
   });
 });
