@@ -120,6 +120,7 @@ export async function createRuntime(
       }),
       retryBackoffMs: settings.upstreamRetryBackoffMs,
       rateLimiter: stores.rateLimiter,
+      quotas: stores.quotas,
       breakers,
       metrics,
       logger: createLogger(settings.logLevel),

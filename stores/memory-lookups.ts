@@ -104,6 +104,7 @@ export class MemoryLookups implements LookupReadModel {
   async ensureUser(_userId: string): Promise<void> {}
   async ensureEmail(_email: string): Promise<void> {}
   async ensureToken(_tokenId: string): Promise<void> {}
+  async refreshUsers(_userIds: readonly string[]): Promise<void> {}
 
   clear(): void {
     for (const map of [

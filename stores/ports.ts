@@ -50,6 +50,11 @@ export interface LookupReadModel {
   ensureUser(userId: string): Promise<void>;
   ensureEmail(email: string): Promise<void>;
   ensureToken(tokenId: string): Promise<void>;
+  /**
+   * Reads the accounts again from the shared lookups (cluster), for a decision that must see every
+   * node's latest writes; a no-op in embedded mode, where memory is the lookups.
+   */
+  refreshUsers(userIds: readonly string[]): Promise<void>;
 }
 
 export interface UsageReadModel {
@@ -106,10 +111,70 @@ export interface RateLimiter {
   adjustTokens(key: string, delta: number, now: number): Promise<void>;
 }
 
+/** The outcome of a quota reservation. */
+export interface QuotaDecision {
+  allowed: boolean;
+  /** tokens the key has used, as far as the ledger knows (settled requests, or the projection if more) */
+  used: number;
+  /** tokens held by the key's requests in flight (this one included when it was allowed) */
+  held: number;
+}
+
+export interface QuotaReservation {
+  quota: number;
+  /** the estimate of the request's tokens to hold until it settles */
+  amount: number;
+  /** the key's used tokens in the projection: the ledger never counts fewer (a restart, a rebuild) */
+  projectedUsed: number;
+  /** names the hold to settle it (the request id) */
+  holdId: string;
+}
+
+/**
+ * Per-key token quotas (total tokens, all time), held atomically for every node: a request reserves
+ * an estimate of its tokens before it is relayed and settles to its real usage when it ends. A
+ * reservation is refused once used + held reached the quota, so concurrent requests overshoot a
+ * quota by at most the one request that crossed it, as long as none uses more than it reserved.
+ */
+export interface QuotaLedger {
+  reserve(tokenId: string, reservation: QuotaReservation, now: number): Promise<QuotaDecision>;
+  /** Releases the hold and counts the tokens the request really used. */
+  settle(tokenId: string, holdId: string, usedTokens: number): Promise<void>;
+}
+
+/**
+ * Makes a console command's check and its append one step for every writer, on both stores and
+ * across nodes: the command decides over the state it reads inside the guard, and appends before the
+ * guard is let go.
+ */
+export interface CommandGuards {
+  /**
+   * Claims an email for an account about to be registered: false when another account holds or
+   * claims it. Held from before the account's event is appended; given back if the append fails.
+   */
+  claimEmail(email: string, userId: string): Promise<boolean>;
+  releaseEmail(email: string, userId: string): Promise<void>;
+  /**
+   * Runs `work` while no other `work` of the same scope runs, in this process or on another node.
+   * Rejects with `GuardBusyError` when the scope stays taken too long.
+   */
+  exclusively<T>(scope: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** Another command held the guard's scope for longer than a caller should wait. */
+export class GuardBusyError extends Error {
+  constructor(scope: string) {
+    super(`another change of ${scope} is in progress`);
+    this.name = 'GuardBusyError';
+  }
+}
+
 export interface Stores {
   mode: 'embedded' | 'cluster';
+  guards: CommandGuards;
   events: EventLog;
   rateLimiter: RateLimiter;
+  quotas: QuotaLedger;
   lookups: LookupReadModel;
   usage: UsageReadModel;
   sync: ProjectionSync;

@@ -7,22 +7,22 @@
  */
 import type { CreateChannelRequest, UpdateChannelRequest } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
-import { ApiError } from '../console-api/api-error.ts';
 import { newEvent } from '../events/new-event.ts';
 import { channelIdOf, encryptedKeys } from './channels.ts';
 import { type CommandContext, commit } from './command-context.ts';
+import { CommandError } from './errors.ts';
 
 export function channelById(context: CommandContext, channelId: string): ChannelDocument {
   const channel = context.stores.lookups.channels().find((document) => document.channelId === channelId);
-  if (!channel) throw new ApiError(404, 'channel_not_found', 'No such channel.');
+  if (!channel) throw new CommandError('not_found', 'channel_not_found', 'No such channel.');
   return channel;
 }
 
 /** Exported so that the console API can refuse before it checks anything else about the change. */
 export function refuseConfigChannelChange(channel: Pick<ChannelDocument, 'name' | 'source'>): void {
   if (channel.source !== 'config') return;
-  throw new ApiError(
-    409,
+  throw new CommandError(
+    'conflict',
     'channel_from_config',
     `The channel "${channel.name}" comes from the gateway's config file (GATEWAY_CONFIG): change or remove it there, then restart the gateway. Changes made here would be undone at the next start.`,
   );
@@ -34,7 +34,8 @@ function refuseTakenName(context: CommandContext, name: string, exceptId?: strin
     .some(
       (channel) => channel.channelId !== exceptId && (channel.name === name || channel.channelId === channelIdOf(name)),
     );
-  if (taken) throw new ApiError(409, 'channel_name_taken', `A channel named "${name}" already exists.`, 'name');
+  if (taken)
+    throw new CommandError('conflict', 'channel_name_taken', `A channel named "${name}" already exists.`, 'name');
 }
 
 export function trimmedBaseUrl(url: string): string {

@@ -6,7 +6,6 @@
 import { request } from 'undici';
 import type { ChannelTestResult } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
-import { ApiError } from '../console-api/api-error.ts';
 import { buildAnthropicRequest } from '../providers/anthropic/request.ts';
 import { buildOpenAIRequest } from '../providers/openai/request.ts';
 import type { RelayInput } from '../providers/provider.ts';
@@ -14,6 +13,7 @@ import { transportError } from '../relay/upstream-client.ts';
 import { upstreamError } from '../relay/upstream-error.ts';
 import { redirected } from '../relay/upstream-reply-errors.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
+import { CommandError } from './errors.ts';
 
 const TEST_TIMEOUT_MS = 20_000;
 
@@ -23,7 +23,7 @@ export async function testChannel(
   model: string | undefined = channel.models[0],
   now: () => number = Date.now,
 ): Promise<ChannelTestResult> {
-  if (!model) throw new ApiError(400, 'invalid_request', 'The channel lists no model to test with.', 'model');
+  if (!model) throw new CommandError('invalid', 'invalid_request', 'The channel lists no model to test with.', 'model');
   const input: RelayInput = {
     route: {
       channel: {

@@ -6,11 +6,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { CreateTokenRequest, UpdateTokenRequest } from '../../contracts/console-api.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
-import { ApiError } from '../console-api/api-error.ts';
 import { newEvent } from '../events/new-event.ts';
 import { generateApiKey, hashApiKey, hintOf } from '../security/api-keys.ts';
 import { invalidAddressRules, parseAddressRule } from '../security/ip-allowlist.ts';
 import { type CommandContext, commit } from './command-context.ts';
+import { CommandError } from './errors.ts';
 
 const MAX_TOKENS_PER_USER = 1000;
 
@@ -23,8 +23,8 @@ function ipAllowlist(entries: string[] | null | undefined): string[] | null | un
   if (!entries) return entries;
   const invalid = invalidAddressRules(entries);
   if (invalid.length > 0) {
-    throw new ApiError(
-      400,
+    throw new CommandError(
+      'invalid',
       'invalid_request',
       `ip_allowlist: "${invalid[0]}" is not an IP address or CIDR range (e.g. 203.0.113.7, 10.0.0.0/8, 2001:db8::/32).`,
       'ip_allowlist',
@@ -49,8 +49,8 @@ export async function issueToken(
   input: CreateTokenRequest,
 ): Promise<{ token: TokenDocument; key: string }> {
   if (context.stores.lookups.tokensOfUser(userId).filter((token) => !token.revoked).length >= MAX_TOKENS_PER_USER) {
-    throw new ApiError(
-      409,
+    throw new CommandError(
+      'conflict',
       'too_many_tokens',
       `An account may hold at most ${MAX_TOKENS_PER_USER} active keys; revoke some first.`,
     );
@@ -82,7 +82,8 @@ export async function issueToken(
 /** The token, if it exists and belongs to the user; a 404 otherwise (never a 403: ids are not disclosed). */
 export function ownedToken(context: CommandContext, userId: string, tokenId: string): TokenDocument {
   const token = context.stores.lookups.tokenById(tokenId);
-  if (!token || token.userId !== userId) throw new ApiError(404, 'token_not_found', 'No such key in your account.');
+  if (!token || token.userId !== userId)
+    throw new CommandError('not_found', 'token_not_found', 'No such key in your account.');
   return token;
 }
 
@@ -94,7 +95,7 @@ export async function updateToken(
 ): Promise<TokenDocument> {
   await context.stores.lookups.ensureToken(tokenId);
   const token = ownedToken(context, userId, tokenId);
-  if (token.revoked) throw new ApiError(409, 'token_revoked', 'A revoked key cannot be changed.');
+  if (token.revoked) throw new CommandError('conflict', 'token_revoked', 'A revoked key cannot be changed.');
   await commit(
     context,
     newEvent(

@@ -6,6 +6,8 @@
 import type { ErrorRequestHandler } from 'express';
 import type { z } from 'zod';
 import type { ConsoleError } from '../../contracts/console-api.ts';
+import { GuardBusyError } from '../../stores/ports.ts';
+import { CommandError, type CommandErrorKind } from '../commands/errors.ts';
 import { describeIssues, firstIssueField } from '../relay/validation-message.ts';
 
 export class ApiError extends Error {
@@ -23,6 +25,18 @@ export class ApiError extends Error {
   body(): ConsoleError {
     return { error: { code: this.code, message: this.message, ...(this.field && { field: this.field }) } };
   }
+}
+
+const statusOfKind: Record<CommandErrorKind, number> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};
+
+/** A command's refusal in the `/api` shape. */
+export function fromCommandError(error: CommandError): ApiError {
+  return new ApiError(statusOfKind[error.kind], error.code, error.message, error.field);
 }
 
 export function parseOrThrow<Output>(schema: z.ZodType<Output>, input: unknown): Output {
@@ -59,6 +73,24 @@ function storeUnavailable(error: unknown): boolean {
 export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, _next) => {
   if (error instanceof ApiError) {
     response.status(error.status).json(error.body());
+    return;
+  }
+  if (error instanceof CommandError) {
+    const refusal = fromCommandError(error);
+    response.status(refusal.status).json(refusal.body());
+    return;
+  }
+  if (error instanceof GuardBusyError) {
+    response.setHeader('retry-after', '1');
+    response
+      .status(503)
+      .json(
+        new ApiError(
+          503,
+          'change_in_progress',
+          'Another administrator change is being saved right now; try again in a moment.',
+        ).body(),
+      );
     return;
   }
   const status =

@@ -1,34 +1,63 @@
 /**
  * @module gateway/relay/authenticate
- * Key checks on the hot path: find the key by its keyed hash in memory, then its status, expiry,
- * quota, IP allowlist and model allowlist. Every refusal says why and what to do.
+ * Key checks on the hot path, the one authentication step of every `/v1` route: find the key by its
+ * keyed hash (in memory; a key this node has not seen yet is asked of the shared lookups), then its
+ * status, expiry, quota, IP allowlist and model allowlist. Every refusal says why and what to do.
  */
+import type { IncomingMessage } from 'node:http';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { cachedApiKeyHash } from '../security/api-keys.ts';
-import { isAllowed } from '../security/ip-allowlist.ts';
+import { clientAddressOf, isAllowed } from '../security/ip-allowlist.ts';
+import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError } from './errors.ts';
 
 export interface AuthenticatedKey {
   token: TokenDocument;
 }
 
-/** Finds the key and checks it is usable at all (before the body is read). */
-export function authenticateKey(
-  apiKey: string | null,
-  lookups: LookupReadModel,
-  hashingKey: Buffer,
-  headerHint: string,
-  now: number,
-  clientAddress = '',
-): AuthenticatedKey {
+/** What authentication reads; the relay's dependencies carry all of it. */
+export interface AuthenticationDependencies {
+  lookups: LookupReadModel;
+  hashingKey: Buffer;
+  /** X-Forwarded-For hops to trust for the client address (0: the socket's) */
+  trustProxyHops?: number;
+}
+
+/**
+ * Finds the request's key and checks it is usable at all (before the body is read). Synchronous when
+ * the key is in this node's memory, the steady state, so the relay takes no microtask hop; a promise
+ * only for a key this node has not seen (created through another node a moment ago), which is looked
+ * up in the shared lookups before it is refused.
+ */
+export function authenticateRequest(
+  request: IncomingMessage,
+  endpoint: Pick<EndpointSpec, 'keyOf' | 'keyHint'>,
+  dependencies: AuthenticationDependencies,
+): AuthenticatedKey | Promise<AuthenticatedKey> {
+  const apiKey = endpoint.keyOf(request.headers);
   if (!apiKey) {
     throw new GatewayError(
       'authentication',
-      `Missing API key. Send your key as ${headerHint}; create one in the console.`,
+      `Missing API key. Send your key as ${endpoint.keyHint}; create one in the console.`,
     );
   }
-  const token = lookups.tokenByKeyHash(cachedApiKeyHash(apiKey, hashingKey));
+  const { lookups } = dependencies;
+  const keyHash = cachedApiKeyHash(apiKey, dependencies.hashingKey);
+  const token = lookups.tokenByKeyHash(keyHash);
+  if (token) return { token: checkKey(token, lookups, request, dependencies.trustProxyHops ?? 0, Date.now()) };
+  return lookups.ensureKeyHash(keyHash).then(() => ({
+    token: checkKey(lookups.tokenByKeyHash(keyHash), lookups, request, dependencies.trustProxyHops ?? 0, Date.now()),
+  }));
+}
+
+function checkKey(
+  token: TokenDocument | undefined,
+  lookups: LookupReadModel,
+  request: IncomingMessage,
+  trustProxyHops: number,
+  now: number,
+): TokenDocument {
   if (!token) {
     throw new GatewayError(
       'authentication',
@@ -61,14 +90,18 @@ export function authenticateKey(
       `This API key has used its quota (${usedTokens} of ${token.quota} tokens). Raise the quota in the console.`,
     );
   }
-  if (token.ipAllowlist && !isAllowed(token.ipAllowlist, clientAddress)) {
-    throw new GatewayError(
-      'permission',
-      `This API key may not be used from ${clientAddress || 'this address'}. Add the address to the key's IP allowlist in the console, or use the key from an allowed address.`,
-      { code: 'ip_not_allowed' },
-    );
+  if (token.ipAllowlist) {
+    // Only keys with an allowlist pay for reading the address.
+    const clientAddress = clientAddressOf(request, trustProxyHops);
+    if (!isAllowed(token.ipAllowlist, clientAddress)) {
+      throw new GatewayError(
+        'permission',
+        `This API key may not be used from ${clientAddress || 'this address'}. Add the address to the key's IP allowlist in the console, or use the key from an allowed address.`,
+        { code: 'ip_not_allowed' },
+      );
+    }
   }
-  return { token };
+  return token;
 }
 
 /** The model allowlist, checked once the body names the model. */

@@ -43,6 +43,7 @@ class FakeLookups implements LookupReadModel {
   ensureUser = async () => {};
   ensureEmail = async () => {};
   ensureToken = async () => {};
+  refreshUsers = async () => {};
   channels(): ChannelDocument[] {
     return this.documents;
   }

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
-import { authenticateKey } from './authenticate.ts';
+import { authenticateRequest } from './authenticate.ts';
 import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint } from './endpoints.ts';
 import { GatewayError } from './errors.ts';
 import type { RelayDependencies } from './relay-handler.ts';
@@ -23,13 +23,7 @@ export async function handleModels(
   const requestId = timeOrderedId();
   response.setHeader('x-request-id', requestId);
   try {
-    const { token } = authenticateKey(
-      endpoint.keyOf(request.headers),
-      dependencies.lookups,
-      dependencies.hashingKey,
-      endpoint.keyHint,
-      Date.now(),
-    );
+    const { token } = await authenticateRequest(request, endpoint, dependencies);
     const models = dependencies.router.models().filter((model) => !token.models || token.models.includes(model));
     const body = anthropicStyle
       ? {

@@ -6,17 +6,16 @@
  * in the background. Runs on bare node:http: no middleware on this path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LookupReadModel, RateLimiter } from '../../stores/ports.ts';
+import type { LookupReadModel, QuotaLedger, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
 import type { Logger } from '../log.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { warningsOf } from '../providers/provider-extensions.ts';
-import { clientAddressOf } from '../security/ip-allowlist.ts';
 import { rateLimitError, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
-import { authenticateKey, authorizeModel } from './authenticate.ts';
+import { authenticateRequest, authorizeModel } from './authenticate.ts';
 import type { BacklogAdmission } from './backlog-admission.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
@@ -24,6 +23,7 @@ import { ClientAbort } from './client-abort.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { internalError, isUpstreamFailure } from './failure-origin.ts';
+import { reserveQuota } from './quota.ts';
 import { checkContentType, parseJsonObject, readBody } from './read-body.ts';
 import { relayBuffered } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
@@ -47,6 +47,7 @@ export interface RelayDependencies {
   /** base of the backoff between attempts: ~1×, 2×, 4×… with jitter (default 100 ms) */
   retryBackoffMs?: number;
   rateLimiter?: RateLimiter;
+  quotas?: QuotaLedger;
   breakers?: CircuitBreakers;
   metrics?: GatewayMetrics;
   logger?: Logger;
@@ -84,16 +85,11 @@ export async function handleRelay(
     }
   });
   let limited: { key: string; estimate: number } | null = null;
+  let quotaHeld: string | null = null;
   try {
-    // Synchronous (the lookups are in memory): no await, so no microtask hop before the body is read.
-    const { token } = authenticateKey(
-      endpoint.keyOf(request.headers),
-      dependencies.lookups,
-      dependencies.hashingKey,
-      endpoint.keyHint,
-      Date.now(),
-      clientAddressOf(request, dependencies.trustProxyHops ?? 0),
-    );
+    // Synchronous for a key in memory: no await, so no microtask hop before the body is read.
+    const authenticated = authenticateRequest(request, endpoint, dependencies);
+    const { token } = authenticated instanceof Promise ? await authenticated : authenticated;
     record.userId = token.userId;
     record.tokenId = token.tokenId;
     // After the key (a refusal is then recorded as the key's), before the body is read: a request
@@ -127,16 +123,25 @@ export async function handleRelay(
       if (!decision.allowed) throw rateLimitError(decision);
       if (tpm !== null) limited = { key: token.tokenId, estimate };
     }
+    if (token.quota !== null && dependencies.quotas) {
+      quotaHeld = await reserveQuota(
+        dependencies.quotas,
+        dependencies.lookups,
+        token,
+        body,
+        raw.length,
+        record.requestId,
+      );
+    }
     await relayToUpstream({ endpoint, request, response, record, dependencies, signal: abort }, resolved);
   } catch (error) {
     handleFailure(endpoint, response, record, error);
   } finally {
     const latencyMs = record.elapsedMs();
     dependencies.publisher.publish(...record.toEvents(latencyMs));
-    if (limited) {
-      const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
-      void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
-    }
+    const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
+    if (limited) void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
+    if (quotaHeld) void dependencies.quotas!.settle(quotaHeld, record.requestId, used);
     dependencies.metrics?.observe(record, latencyMs / 1000);
     dependencies.logger?.request(request.method ?? 'POST', record, latencyMs);
   }

@@ -21,9 +21,11 @@ import {
 } from './connections.ts';
 import { KafkaEventLog, topicNames } from './kafka-event-log.ts';
 import { Outbox } from './outbox.ts';
+import { RedisCommandGuards } from './redis-command-guards.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisLookups } from './redis-lookups.ts';
 import { RedisProjectionWriter } from './redis-projection-writer.ts';
+import { RedisQuotaLedger } from './redis-quota-ledger.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
 export type { ClusterSettings } from './connections.ts';
@@ -64,7 +66,9 @@ export async function createClusterStores(
     mode: 'cluster',
     events,
     lookups,
+    guards: new RedisCommandGuards(redis, keys),
     rateLimiter: new RedisRateLimiter(redis, settings.namespace, log),
+    quotas: new RedisQuotaLedger(redis, settings.namespace, log),
     // The projector is its own process here; its lag is the consumer group's lag in Kafka.
     backlog: async () => ({ outboxDepth: events.outboxDepth, projectorLagEvents: null }),
     usage: new ClickHouseUsageQueries(clickhouse, settings.clickhouseDatabase),

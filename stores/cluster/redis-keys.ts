@@ -7,6 +7,8 @@
  * - `keyhash:<hash>` → token id; `email:<email>` → user id
  * - `usage:<tokenId>`: hash of `used` tokens and `lastUsedAt`
  * - `applied:<requestId>`: marks a request's usage as counted (expires after a week)
+ * - `claim:email:<email>` → the user id that claimed the email at registration (kept)
+ * - `lock:<scope>`: held while a command of that scope decides and appends (expires after 10 s)
  * - channel `changes`: `{collection, id}` messages telling gateway nodes what to reload
  */
 import type { RedisClientType } from 'redis';
@@ -42,6 +44,14 @@ export class RedisKeys {
 
   applied(requestId: string): string {
     return `${this.prefix}applied:${requestId}`;
+  }
+
+  claim(kind: string, value: string): string {
+    return `${this.prefix}claim:${kind}:${value}`;
+  }
+
+  lock(scope: string): string {
+    return `${this.prefix}lock:${scope}`;
   }
 
   get changes(): string {

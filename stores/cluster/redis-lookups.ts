@@ -1,15 +1,18 @@
 /**
  * @module stores/cluster/redis-lookups
  * A gateway node's lookups in the cluster: an in-memory replica of the Redis projections (loaded at
- * start, kept current by the `changes` channel), so the hot path reads memory. A miss falls back to
- * Redis once, which is what makes a key created on another node work here at once.
+ * start, kept current by the `changes` channel), so the hot path reads memory. A miss is asked of
+ * Redis before it is refused, which is what makes a key created on another node work here at once
+ * (the relay calls `ensureKeyHash` for a key hash not in memory).
  */
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
 import type { TokenUsage } from '../ports.ts';
+import { KeyHashReader } from './redis-key-hash-reader.ts';
 import type { ChangeMessage, Redis, RedisKeys } from './redis-keys.ts';
+import { bounded } from './redis-timeout.ts';
 
 type Collection = 'tokens' | 'users' | 'channels';
 
@@ -17,12 +20,15 @@ export class RedisLookups extends MemoryLookups {
   readonly #redis: Redis;
   readonly #subscriber: Redis;
   readonly #keys: RedisKeys;
+  readonly keyHashes: KeyHashReader;
+  #lastWarning = 0;
 
   constructor(redis: Redis, subscriber: Redis, keys: RedisKeys) {
     super();
     this.#redis = redis;
     this.#subscriber = subscriber;
     this.#keys = keys;
+    this.keyHashes = new KeyHashReader(redis, keys);
   }
 
   /** Subscribes first, then loads, so no change between the two is missed. */
@@ -69,6 +75,9 @@ export class RedisLookups extends MemoryLookups {
     try {
       await work();
     } catch (error) {
+      // One line per 10 s: during an outage every unknown key would otherwise log one.
+      if (Date.now() - this.#lastWarning < 10_000) return;
+      this.#lastWarning = Date.now();
       console.error(
         JSON.stringify({ level: 'warn', msg: 'Redis lookup failed; answering from memory', error: String(error) }),
       );
@@ -78,8 +87,8 @@ export class RedisLookups extends MemoryLookups {
   override async ensureKeyHash(keyHash: string): Promise<void> {
     if (this.tokenByKeyHash(keyHash)) return;
     await this.#tolerant(async () => {
-      const tokenId = await this.#redis.get(this.#keys.keyHash(keyHash));
-      if (tokenId) await this.reload('tokens', tokenId);
+      const tokenId = await this.keyHashes.tokenIdOf(keyHash);
+      if (tokenId) await bounded(this.reload('tokens', tokenId));
     });
   }
 
@@ -93,6 +102,11 @@ export class RedisLookups extends MemoryLookups {
       const userId = await this.#redis.get(this.#keys.email(email.toLowerCase()));
       if (userId) await this.reload('users', userId);
     });
+  }
+
+  /** Not tolerant: a decision that needs the latest accounts must not be taken on stale ones. */
+  override async refreshUsers(userIds: readonly string[]): Promise<void> {
+    await Promise.all([...new Set(userIds)].map((userId) => bounded(this.reload('users', userId))));
   }
 
   override async ensureToken(tokenId: string): Promise<void> {

@@ -10,6 +10,7 @@
 import { WINDOW_MS, windowState } from '../memory-rate-limiter.ts';
 import type { RateLimitDecision, RateLimiter, RateLimits } from '../ports.ts';
 import type { Redis } from './redis-keys.ts';
+import { bounded } from './redis-timeout.ts';
 
 /** KEYS: requests counter, tokens counter. ARGV: rpm (0 = none), tpm (0 = none), estimate, ttl ms. */
 const ACQUIRE = `
@@ -37,17 +38,6 @@ if tokens < 0 then redis.call('SET', KEYS[1], 0) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return tokens
 `;
-
-const TIMEOUT_MS = 500;
-
-/** A Redis call that gives up after TIMEOUT_MS (the client queues commands while it reconnects). */
-function bounded<T>(call: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
-  });
-  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
-}
 
 export class RedisRateLimiter implements RateLimiter {
   readonly #redis: Redis;

@@ -6,7 +6,9 @@
  * SQLite and a console query never stalls the relay.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { MemoryCommandGuards } from '../memory-command-guards.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
+import { MemoryQuotaLedger } from '../memory-quota-ledger.ts';
 import { MemoryRateLimiter } from '../memory-rate-limiter.ts';
 import type { Stores } from '../ports.ts';
 import { StoreThread } from './store-thread.ts';
@@ -50,7 +52,9 @@ export async function createEmbeddedStores(
       prioritize: (urgent: boolean) => thread.prioritize(urgent),
     },
     lookups,
+    guards: new MemoryCommandGuards(),
     rateLimiter: new MemoryRateLimiter(),
+    quotas: new MemoryQuotaLedger(),
     usage: {
       overview: (query) => thread.call({ method: 'overview', query }),
       logs: (query) => thread.call({ method: 'logs', query }),

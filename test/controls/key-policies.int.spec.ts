@@ -52,6 +52,29 @@ function errorOf(endpoint: Endpoint, body: any): { type: string; message: string
   return endpoint.name === 'messages' ? body.error : body.error;
 }
 
+describe('key policies on GET /v1/models', () => {
+  const listModels = (key: string) =>
+    fetch(`${harness.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${key}` } }).then(async (response) => ({
+      status: response.status,
+      body: (await response.json()) as any,
+    }));
+
+  it('lists models for a key whose IP allowlist names the client address', async () => {
+    const key = await keyWith({ ip_allowlist: ['127.0.0.1', '::1'] });
+    const { status, body } = await listModels(key);
+    expect(status).toBe(200);
+    expect(body.data.map((model: { id: string }) => model.id)).toContain('gpt-4o-mini');
+  });
+
+  it('refuses a key used from outside its IP allowlist, as the relay does', async () => {
+    const key = await keyWith({ ip_allowlist: ['10.0.0.0/8'] });
+    const { status, body } = await listModels(key);
+    expect(status).toBe(403);
+    expect(body.error.code).toBe('ip_not_allowed');
+    expect(body.error.message).toContain('127.0.0.1');
+  });
+});
+
 describe.each(endpoints)('key policies through $path', (endpoint) => {
   it('lets a key with an allowlist naming the client address through', async () => {
     const key = await keyWith({ ip_allowlist: ['10.0.0.0/8', '127.0.0.0/8', '::1'] });
