@@ -4,8 +4,8 @@
  * checks from one session neither starves a bystander's sign-in nor slows the relay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AddressedClient } from '../support/addressed-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
-import { AddressedClient } from './addressed-client.ts';
 
 const ATTACKER = { email: 'flooder@example.com', password: 'flooder password 1' };
 const BYSTANDER = { email: 'bystander@example.com', password: 'bystander password 1' };

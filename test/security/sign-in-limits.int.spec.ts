@@ -6,8 +6,8 @@
  * (127.0.0.x), as distinct machines would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AddressedClient } from '../support/addressed-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
-import { AddressedClient } from './addressed-client.ts';
 
 const OWNER = { email: 'owner@example.com', password: 'the owner password' };
 

@@ -3,11 +3,16 @@
  * The console's invariants under concurrent commands, as scenarios any deployment can be put through:
  * one or two nodes (`urls`), embedded or cluster. Each returns what it observed; the suites assert.
  */
+import { AddressedClient } from './addressed-client.ts';
 import { ConsoleClient } from './console-client.ts';
 
 const PASSWORD = 'correct horse battery';
 
-/** Eight registrations of one email at once, spread over the nodes: their statuses and the accounts made. */
+/**
+ * Eight registrations of one email at once, spread over the nodes, each from its own loopback address
+ * (eight machines): from one address, the fair queue of password work would let only a few wait and
+ * refuse the rest with 429 before they could race. Answers their statuses and the accounts made.
+ */
 export async function registerOneEmailConcurrently(
   urls: string[],
   admin: ConsoleClient,
@@ -15,7 +20,10 @@ export async function registerOneEmailConcurrently(
 ): Promise<{ statuses: number[]; accounts: number }> {
   const answers = await Promise.all(
     Array.from({ length: 8 }, (_, index) =>
-      new ConsoleClient(urls[index % urls.length]!).call('POST', '/api/auth/register', { email, password: PASSWORD }),
+      new AddressedClient(urls[index % urls.length]!, `127.0.0.${20 + index}`).call('POST', '/api/auth/register', {
+        email,
+        password: PASSWORD,
+      }),
     ),
   );
   const { body } = await admin.call('GET', '/api/users');

@@ -1,5 +1,5 @@
 /**
- * @module test/security/addressed-client
+ * @module test/support/addressed-client
  * A console client that connects from a chosen loopback source address (127.0.0.x), so that tests of
  * per-address limits can play several machines; it keeps its session cookie like a browser.
  */
