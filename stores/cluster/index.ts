@@ -30,6 +30,9 @@ import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
 export type { ClusterSettings } from './connections.ts';
 
+/** Chosen by measurement: docs/performance.md, "The cluster node". */
+const KAFKA_COMPRESSION = 'none';
+
 type Log = (message: string, extra?: Record<string, unknown>) => void;
 
 export interface ClusterStores extends Stores {
@@ -48,6 +51,7 @@ export async function createClusterStores(
       clientId: `${settings.namespace}gateway`,
       topics: topicNames(settings.namespace),
       dataDirectory,
+      compression: KAFKA_COMPRESSION,
     },
     log,
   );

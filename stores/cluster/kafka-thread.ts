@@ -49,9 +49,6 @@ export class KafkaThread implements EventLog {
   start(): Promise<void> {
     const worker = new Worker(WORKER_FILE, {
       workerData: { ...this.#workerData, entry: pathToFileURL(WORKER_ENTRY).href } satisfies KafkaWorkerData,
-      // Its garbage is short-lived (parsed batches, kafkajs's encode buffers): a small young generation,
-      // as the embedded store worker's, keeps the node's resident memory down.
-      resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
     this.#worker = worker;
     return new Promise<void>((resolve, reject) => {

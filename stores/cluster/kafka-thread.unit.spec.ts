@@ -43,6 +43,7 @@ async function unreachableThread(logged: string[] = []): Promise<KafkaThread> {
       clientId: 'kafka-thread-test',
       topics: topicNames('kafka-thread-test.'),
       dataDirectory: directory,
+      compression: 'none',
     },
     (message) => logged.push(message),
   );

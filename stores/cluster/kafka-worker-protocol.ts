@@ -15,6 +15,7 @@ export interface KafkaWorkerData {
   clientId: string;
   topics: TopicNames;
   dataDirectory: string;
+  compression: 'none' | 'gzip';
   /** the worker's module, for the TypeScript loader when started from source */
   entry: string;
 }

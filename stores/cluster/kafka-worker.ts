@@ -19,7 +19,7 @@ const port = parentPort!;
 const post = (message: KafkaWorkerMessage) => port.postMessage(message);
 const log = (message: string, extra: Record<string, unknown> = {}) => post({ type: 'log', message, extra });
 
-const { settings, clientId, topics, dataDirectory } = workerData as KafkaWorkerData;
+const { settings, clientId, topics, dataDirectory, compression } = workerData as KafkaWorkerData;
 
 /** A batch's bytes as the events they print. */
 function eventsOf(bytes: Uint8Array): GatewayEvent[] {
@@ -32,9 +32,10 @@ async function open(): Promise<KafkaEventLog> {
     log('Kafka unreachable at start; events go to the local outbox until it answers', { error: String(error) }),
   );
   outbox = new Outbox(dataDirectory);
-  const events = new KafkaEventLog(kafka, topics, outbox, (error) =>
-    log('Kafka send failed; spooling to the outbox', { error: String(error) }),
-  );
+  const events = new KafkaEventLog(kafka, topics, outbox, {
+    onError: (error) => log('Kafka send failed; spooling to the outbox', { error: String(error) }),
+    compression,
+  });
   await events.start();
   return events;
 }

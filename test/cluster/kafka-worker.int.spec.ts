@@ -75,7 +75,12 @@ describe.skipIf(services === null)('the Kafka worker thread on a real Kafka', ()
     for (const directory of directories) rmSync(directory, { recursive: true, force: true });
   });
 
-  function thread(namespace: string, directory: string, brokers = services!.kafkaBrokers): KafkaThread {
+  function thread(
+    namespace: string,
+    directory: string,
+    brokers = services!.kafkaBrokers,
+    compression: 'none' | 'gzip' = 'none',
+  ): KafkaThread {
     const topics = topicNames(namespace);
     usedTopics.push(topics.entity, topics.traffic);
     return new KafkaThread(
@@ -84,6 +89,7 @@ describe.skipIf(services === null)('the Kafka worker thread on a real Kafka', ()
         clientId: 'kafka-worker-test',
         topics,
         dataDirectory: directory,
+        compression,
       },
       () => {},
     );
@@ -95,36 +101,40 @@ describe.skipIf(services === null)('the Kafka worker thread on a real Kafka', ()
     return directory;
   }
 
-  it('answers an append once Kafka holds its events, each on its topic under its key', async () => {
-    const namespace = `kworker${run}a.`;
-    const node = thread(namespace, newDirectory());
-    await node.start();
-    const entity = [
-      newEvent('channel.removed', { channelId: 'channel-1' }),
-      newEvent('channel.removed', { channelId: 'channel-2' }),
-    ];
-    const traffic = generatedTraffic(20, Date.now() - 60_000, 60_000, 3);
-    try {
-      // A command's append (objects) and the publisher's (serialised batches, side by side).
-      await node.append(entity);
-      await node.appendSerialized([node.serialize(traffic.slice(0, 7)), node.serialize(traffic.slice(7))]);
-      expect(await node.outboxDepth()).toBe(0);
-    } finally {
-      await node.close(1_000);
-    }
-    const all = [...entity, ...traffic];
-    const received = await readTopics(kafka, topicNames(namespace), all.length);
-    expect(received).toHaveLength(all.length);
-    const byId = new Map(received.map((message) => [message.event.eventId, message]));
-    for (const event of all) {
-      const message = byId.get(event.eventId);
-      expect(message?.event).toEqual(event);
-      expect(message?.key).toBe(partitionKeyOf(event));
-      expect(message?.topic).toBe(
-        streamOf(event.type) === 'entity' ? `${namespace}entity-events` : `${namespace}traffic-events`,
-      );
-    }
-  }, 60_000);
+  it.each(['none', 'gzip'] as const)(
+    'answers an append once Kafka holds its events, each on its topic under its key (compression: %s)',
+    async (compression) => {
+      const namespace = `kworker${run}${compression}.`;
+      const node = thread(namespace, newDirectory(), services!.kafkaBrokers, compression);
+      await node.start();
+      const entity = [
+        newEvent('channel.removed', { channelId: 'channel-1' }),
+        newEvent('channel.removed', { channelId: 'channel-2' }),
+      ];
+      const traffic = generatedTraffic(20, Date.now() - 60_000, 60_000, 3);
+      try {
+        // A command's append (objects) and the publisher's (serialised batches, side by side).
+        await node.append(entity);
+        await node.appendSerialized([node.serialize(traffic.slice(0, 7)), node.serialize(traffic.slice(7))]);
+        expect(await node.outboxDepth()).toBe(0);
+      } finally {
+        await node.close(1_000);
+      }
+      const all = [...entity, ...traffic];
+      const received = await readTopics(kafka, topicNames(namespace), all.length);
+      expect(received).toHaveLength(all.length);
+      const byId = new Map(received.map((message) => [message.event.eventId, message]));
+      for (const event of all) {
+        const message = byId.get(event.eventId);
+        expect(message?.event).toEqual(event);
+        expect(message?.key).toBe(partitionKeyOf(event));
+        expect(message?.topic).toBe(
+          streamOf(event.type) === 'entity' ? `${namespace}entity-events` : `${namespace}traffic-events`,
+        );
+      }
+    },
+    60_000,
+  );
 
   it('sends what a worker without Kafka left in the outbox from the next start, before newer events of the same key', async () => {
     const namespace = `kworker${run}b.`;
