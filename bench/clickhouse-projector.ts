@@ -52,9 +52,7 @@ async function publish(settings: ClusterSettings, requests: number): Promise<{ e
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-outbox-'));
   const outbox = new Outbox(directory);
   const sendErrors: unknown[] = [];
-  const log = new KafkaEventLog(kafka, topicNames(settings.namespace), outbox, {
-    onError: (error) => sendErrors.push(error),
-  });
+  const log = new KafkaEventLog(kafka, topicNames(settings.namespace), outbox, (error) => sendErrors.push(error));
   try {
     await log.start();
     const start = performance.now();

@@ -24,7 +24,7 @@ export interface ClusterSettings {
   usageRetentionMonths: number;
 }
 
-export function connectKafka(settings: Pick<ClusterSettings, 'kafkaBrokers'>, clientId: string): Kafka {
+export function connectKafka(settings: ClusterSettings, clientId: string): Kafka {
   return new Kafka({
     clientId,
     brokers: settings.kafkaBrokers.split(',').map((broker) => broker.trim()),

@@ -1,7 +1,7 @@
 /**
  * @module stores/cluster
- * The cluster stores of one gateway node: events to Kafka (with the local outbox, both on a worker
- * thread: kafka-thread.ts), lookups from a Redis-fed in-memory replica, usage read from ClickHouse. The projector runs as its own role
+ * The cluster stores of one gateway node: events to Kafka (with the local outbox), lookups from a
+ * Redis-fed in-memory replica, usage read from ClickHouse. The projector runs as its own role
  * (`npm run projector`) or, with `npm start`, in the same process.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
@@ -19,8 +19,8 @@ import {
   ensureTopics,
   migrateClickHouse,
 } from './connections.ts';
-import { topicNames } from './kafka-event-log.ts';
-import { KafkaThread } from './kafka-thread.ts';
+import { KafkaEventLog, topicNames } from './kafka-event-log.ts';
+import { Outbox } from './outbox.ts';
 import { RedisCommandGuards } from './redis-command-guards.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisLookups } from './redis-lookups.ts';
@@ -30,13 +30,10 @@ import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
 export type { ClusterSettings } from './connections.ts';
 
-/** Chosen by measurement: docs/performance.md, "The cluster node". */
-const KAFKA_COMPRESSION = 'none';
-
 type Log = (message: string, extra?: Record<string, unknown>) => void;
 
 export interface ClusterStores extends Stores {
-  events: KafkaThread;
+  events: KafkaEventLog;
   lookups: RedisLookups;
 }
 
@@ -45,15 +42,13 @@ export async function createClusterStores(
   dataDirectory: string,
   log: Log,
 ): Promise<ClusterStores> {
-  const events = new KafkaThread(
-    {
-      settings: { kafkaBrokers: settings.kafkaBrokers, trafficRetentionHours: settings.trafficRetentionHours },
-      clientId: `${settings.namespace}gateway`,
-      topics: topicNames(settings.namespace),
-      dataDirectory,
-      compression: KAFKA_COMPRESSION,
-    },
-    log,
+  const kafka = connectKafka(settings, `${settings.namespace}gateway`);
+  const topics = topicNames(settings.namespace);
+  await ensureTopics(kafka, topics, settings.trafficRetentionHours).catch((error: unknown) =>
+    log('Kafka unreachable at start; events go to the local outbox until it answers', { error: String(error) }),
+  );
+  const events = new KafkaEventLog(kafka, topics, new Outbox(dataDirectory), (error) =>
+    log('Kafka send failed; spooling to the outbox', { error: String(error) }),
   );
   await events.start();
   const redis = await connectRedis(settings);
@@ -75,7 +70,7 @@ export async function createClusterStores(
     rateLimiter: new RedisRateLimiter(redis, settings.namespace, log),
     quotas: new RedisQuotaLedger(redis, settings.namespace, log),
     // The projector is its own process here; its lag is the consumer group's lag in Kafka.
-    backlog: async () => ({ outboxDepth: await events.outboxDepth(), projectorLagEvents: null }),
+    backlog: async () => ({ outboxDepth: events.outboxDepth, projectorLagEvents: null }),
     usage: new ClickHouseUsageQueries(clickhouse, settings.clickhouseDatabase),
     sync: {
       // Write-through: the node that issued a command applies it to Redis itself, so every node can

@@ -5,7 +5,7 @@
  * the local outbox instead and the caller carries on; while the outbox holds anything, new events
  * queue behind it, and a drainer sends them in order once Kafka answers again.
  */
-import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { type GatewayEvent, partitionKeyOf, streamOf } from '../../contracts/events/index.ts';
 import type { EventLog } from '../ports.ts';
 import type { Outbox } from './outbox.ts';
@@ -24,15 +24,8 @@ const DRAIN_BATCH = 1000;
 /** A send that has not finished by then is treated as failed (and may be repeated: consumers deduplicate). */
 const SEND_TIMEOUT_MS = 10_000;
 
-export interface KafkaEventLogOptions {
-  onError?: (error: unknown) => void;
-  /** how each batch is compressed on its way to Kafka (none or gzip: the codecs kafkajs has built in) */
-  compression?: 'none' | 'gzip';
-}
-
 export class KafkaEventLog implements EventLog {
   readonly #kafka: Kafka;
-  readonly #compression: CompressionTypes;
   #producer: Producer;
   readonly #topics: TopicNames;
   readonly #outbox: Outbox;
@@ -43,10 +36,8 @@ export class KafkaEventLog implements EventLog {
   /** Set while Kafka refuses: one log line per outage, not one per retry. */
   #failing = false;
 
-  constructor(kafka: Kafka, topics: TopicNames, outbox: Outbox, options: KafkaEventLogOptions = {}) {
-    const { onError = () => {}, compression = 'none' } = options;
+  constructor(kafka: Kafka, topics: TopicNames, outbox: Outbox, onError: (error: unknown) => void = () => {}) {
     this.#kafka = kafka;
-    this.#compression = compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
     this.#producer = this.#newProducer();
     this.#topics = topics;
     this.#outbox = outbox;
@@ -118,7 +109,6 @@ export class KafkaEventLog implements EventLog {
     }
     await this.#producer.sendBatch({
       acks: -1,
-      compression: this.#compression,
       topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
     });
   }
