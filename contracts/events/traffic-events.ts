@@ -86,7 +86,29 @@ export const usageRecordedV1 = envelope(
   }),
 );
 
+/**
+ * The price a request's cost was computed with, as it stood when its usage was recorded: kept in the
+ * event, so that a price changed later never rewrites the cost of past requests. All in USD.
+ */
+export const usagePriceSchema = z.object({
+  /** `config`: the operator's `prices` in GATEWAY_CONFIG; `genai-prices`: the bundled price database */
+  source: z.enum(['config', 'genai-prices']),
+  /** what the price was found under: the config's model name, or the database's `provider:model` ids */
+  model: z.string(),
+  /** per million prompt tokens that were neither read from nor written to a cache */
+  inputPerMillion: z.number().min(0),
+  /** per million completion tokens (reasoning tokens are part of them) */
+  outputPerMillion: z.number().min(0),
+  /** per million prompt tokens read from the provider's cache */
+  cacheReadPerMillion: z.number().min(0),
+  /** per million prompt tokens written to the provider's cache */
+  cacheWritePerMillion: z.number().min(0),
+  /** per request, whatever its tokens */
+  perRequest: z.number().min(0),
+});
+
 export type UpstreamAttempt = z.infer<typeof upstreamAttemptSchema>;
 export type RequestCompleted = z.infer<typeof requestCompletedV1>;
 export type UsageRecorded = z.infer<typeof usageRecordedV1>;
+export type UsagePrice = z.infer<typeof usagePriceSchema>;
 export type Endpoint = z.infer<typeof endpointSchema>;
