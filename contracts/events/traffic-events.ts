@@ -107,8 +107,27 @@ export const usagePriceSchema = z.object({
   perRequest: z.number().min(0),
 });
 
+/**
+ * Version 2 adds the request's cost, computed once when the usage was recorded. Version 1 events
+ * (written before prices existed) are lifted with no cost and no price: they count as unpriced.
+ */
+export const usageRecordedV2 = envelope(
+  'usage.recorded',
+  2,
+  usageRecordedV1.shape.body.extend({
+    /**
+     * The cost in nano-dollars (1e-9 USD), an integer so that sums stay exact; null when the model
+     * had no price (unpriced: shown as such, never as a guessed amount).
+     */
+    costNanoUsd: z.number().int().min(0).nullable(),
+    /** the price the cost was computed with; null when unpriced */
+    price: usagePriceSchema.nullable(),
+  }),
+);
+
 export type UpstreamAttempt = z.infer<typeof upstreamAttemptSchema>;
 export type RequestCompleted = z.infer<typeof requestCompletedV1>;
-export type UsageRecorded = z.infer<typeof usageRecordedV1>;
+export type UsageRecordedV1 = z.infer<typeof usageRecordedV1>;
+export type UsageRecorded = z.infer<typeof usageRecordedV2>;
 export type UsagePrice = z.infer<typeof usagePriceSchema>;
 export type Endpoint = z.infer<typeof endpointSchema>;

@@ -58,6 +58,8 @@ function usage(call: Call): UsageRecorded {
     cacheWriteTokens: 0,
     reasoningTokens: 0,
     source: 'upstream',
+    costNanoUsd: null,
+    price: null,
   });
 }
 

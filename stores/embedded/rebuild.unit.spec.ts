@@ -83,6 +83,8 @@ describe('rebuildEmbedded', () => {
           cacheWriteTokens: 0,
           reasoningTokens: 0,
           source: 'upstream',
+          costNanoUsd: null,
+          price: null,
         }),
       ]).flat(),
       newEvent('token.updated', { tokenId: 't1', userId: 'u1', name: 'renamed' }),

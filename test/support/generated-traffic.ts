@@ -86,6 +86,8 @@ export function generatedTraffic(requests: number, start: number, spanMs: number
       cacheWriteTokens: 0,
       reasoningTokens: random.below(20),
       source: 'upstream',
+      costNanoUsd: null,
+      price: null,
     });
     events.push(...(random.next() < 0.15 ? [usage, request] : [request, usage]));
     const again = random.next();
