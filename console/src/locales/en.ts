@@ -118,6 +118,7 @@ export const en = {
     scopeSelf: 'Only me',
     scopeAll: 'All users',
     cards: {
+      spend: 'Spend',
       calls: 'Calls',
       promptTokens: 'Prompt tokens',
       completionTokens: 'Completion tokens',
@@ -127,6 +128,8 @@ export const en = {
       p95Latency: 'p95 latency',
     },
     errors: 'no errors | {count} error | {count} errors',
+    unpriced:
+      'every request priced | plus {count} request of a model with no price | plus {count} requests of models with no price',
     charts: {
       calls: 'Calls over time',
       tokens: 'Tokens over time',
@@ -149,6 +152,8 @@ export const en = {
     endpoint: 'Endpoint',
     stream: 'Stream',
     tokens: 'Tokens (in / out)',
+    cost: 'Cost',
+    unpriced: 'No price for this model: set one under prices in GATEWAY_CONFIG',
     latency: 'Latency',
     ttft: 'First token',
     status: 'Status',

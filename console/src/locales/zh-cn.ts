@@ -119,6 +119,7 @@ export const zhCN: Messages = {
     scopeSelf: '仅自己',
     scopeAll: '全部用户',
     cards: {
+      spend: '花费',
       calls: '调用次数',
       promptTokens: '输入 tokens',
       completionTokens: '输出 tokens',
@@ -128,6 +129,7 @@ export const zhCN: Messages = {
       p95Latency: 'p95 延迟',
     },
     errors: '{count} 次错误',
+    unpriced: '另有 {count} 次请求的模型没有价格',
     charts: {
       calls: '调用趋势',
       tokens: 'Token 趋势',
@@ -150,6 +152,8 @@ export const zhCN: Messages = {
     endpoint: '端点',
     stream: '流式',
     tokens: 'Tokens（输入 / 输出）',
+    cost: '费用',
+    unpriced: '此模型没有价格：请在 GATEWAY_CONFIG 的 prices 中设置',
     latency: '延迟',
     ttft: '首 token',
     status: '状态',
