@@ -50,6 +50,8 @@ export class RequestRecord {
   usageSource: 'upstream' | 'estimated' = 'upstream';
   /** why the upstream's usage was refused and the tokens counted here instead, if it was */
   usageRefused: string | null = null;
+  /** the cost `toEvents` computed, for the metrics; null when unpriced or no tokens were used */
+  costNanoUsd: number | null = null;
 
   constructor(requestId: string, endpoint: Endpoint, now: Date = new Date(), clock: number = performance.now()) {
     this.requestId = requestId;
@@ -111,6 +113,7 @@ export class RequestRecord {
         },
         usage,
       );
+      this.costNanoUsd = priced?.costNanoUsd ?? null;
       const recorded: UsageRecorded['body'] = {
         requestId: this.requestId,
         userId: this.userId,
@@ -124,7 +127,7 @@ export class RequestRecord {
         cacheWriteTokens: usage.cacheWriteTokens,
         reasoningTokens: usage.reasoningTokens,
         source: this.usageSource,
-        costNanoUsd: priced?.costNanoUsd ?? null,
+        costNanoUsd: this.costNanoUsd,
         price: priced?.price ?? null,
       };
       // A refusal matters only if it stood: a later, sound usage of the same reply was counted as sent.
