@@ -23,12 +23,25 @@ export function costNanoUsd(price: UsagePrice, tokens: TokenCounts): number {
   const cacheRead = Math.min(tokens.cachedTokens, tokens.promptTokens);
   const cacheWrite = Math.min(tokens.cacheWriteTokens, tokens.promptTokens - cacheRead);
   const uncached = tokens.promptTokens - cacheRead - cacheWrite;
-  const pico =
+  const input = Math.round(price.inputPerMillion * 1e6);
+  const read = Math.round(price.cacheReadPerMillion * 1e6);
+  const write = Math.round(price.cacheWritePerMillion * 1e6);
+  const output = Math.round(price.outputPerMillion * 1e6);
+  const perRequest = Math.round(price.perRequest * 1e9);
+  // Integers below 2^53 add and multiply exactly as numbers: the common case, without BigInt's
+  // allocations on the relay's path. Each term is bounded by its own, so the check is sound.
+  const pico = uncached * input + cacheRead * read + cacheWrite * write + tokens.completionTokens * output;
+  if (pico + perRequest * 1000 <= Number.MAX_SAFE_INTEGER) {
+    const total = pico + perRequest * 1000;
+    const remainder = total % 1000;
+    // Half up (costs are never negative); the division is exact, as total - remainder is a multiple.
+    return (total - remainder) / 1000 + (remainder >= 500 ? 1 : 0);
+  }
+  const exact =
     BigInt(uncached) * toInteger(price.inputPerMillion, 1e6) +
     BigInt(cacheRead) * toInteger(price.cacheReadPerMillion, 1e6) +
     BigInt(cacheWrite) * toInteger(price.cacheWritePerMillion, 1e6) +
     BigInt(tokens.completionTokens) * toInteger(price.outputPerMillion, 1e6) +
     toInteger(price.perRequest, 1e9) * PICO_PER_NANO;
-  // Half up: costs are never negative.
-  return Number((pico + PICO_PER_NANO / 2n) / PICO_PER_NANO);
+  return Number((exact + PICO_PER_NANO / 2n) / PICO_PER_NANO);
 }

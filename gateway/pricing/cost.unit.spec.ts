@@ -71,6 +71,10 @@ describe('costNanoUsd', () => {
     const huge = costNanoUsd(dear, tokens({ promptTokens: 10_000_000, completionTokens: 10_000_000 }));
     expect(huge).toBe(1_500_000_000_000 + 6_000_000_000_000 + 1_000_000_000);
     expect(Number.isSafeInteger(huge)).toBe(true);
+    // Past 2^53 pico-dollars the sum is taken in BigInt, still exact.
+    const dearest = price({ inputPerMillion: 600, outputPerMillion: 600, cacheReadPerMillion: 0.000001 });
+    const past = tokens({ promptTokens: 10_000_000, cachedTokens: 1, completionTokens: 10_000_000 });
+    expect(costNanoUsd(dearest, past)).toBe(12_000_000_000_000 - 600_000 + 0);
   });
 
   it('rounds once per request, half up, to the nano-dollar', () => {

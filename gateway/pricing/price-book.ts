@@ -17,6 +17,7 @@ export interface PriceQuery {
   upstreamModel: string | null;
   channelType: ChannelType | null;
   baseUrl: string | null;
+  /** every prompt token, cached or not: what selects a database price's tier */
   promptTokens: number;
   at: Date;
 }
@@ -69,8 +70,8 @@ export class PriceBook {
   }
 
   /** The cost of one request's usage with the price in force, and that price. */
-  price(query: Omit<PriceQuery, 'promptTokens'>, tokens: TokenCounts): PricedUsage {
-    const price = this.priceOf({ ...query, promptTokens: tokens.promptTokens });
+  price(query: PriceQuery, tokens: TokenCounts): PricedUsage {
+    const price = this.priceOf(query);
     return price ? { costNanoUsd: costNanoUsd(price, tokens), price } : unpriced;
   }
 }

@@ -34,11 +34,18 @@ export interface DatabaseQuery {
 
 export class PriceDatabase {
   readonly #matches = new Map<string, Match | null>();
+  readonly #flat = new WeakMap<ModelPrice, UsagePrice | null>();
 
   priceOf(query: DatabaseQuery): UsagePrice | null {
     const match = this.#match(query.upstreamModel, query.channelType, query.baseUrl);
     if (!match) return null;
-    return flatten(match.name, priceAt(match.model, query.at), query.promptTokens);
+    const price = priceAt(match.model, query.at);
+    // A price without tiers is the same for every request: flattened once.
+    const flat = this.#flat.get(price);
+    if (flat !== undefined) return flat;
+    const flattened = flatten(match.name, price, query.promptTokens);
+    if (!Object.values(price).some((value) => typeof value === 'object')) this.#flat.set(price, flattened);
+    return flattened;
   }
 
   #match(upstreamModel: string, channelType: ChannelType, baseUrl: string): Match | null {

@@ -109,6 +109,7 @@ export class RequestRecord {
           upstreamModel: this.upstreamModel,
           channelType: this.channelType,
           baseUrl: this.channelBaseUrl,
+          promptTokens: usage.promptTokens,
           at: this.startedAt,
         },
         usage,
