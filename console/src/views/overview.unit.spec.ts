@@ -60,6 +60,7 @@ describe('OverviewView', () => {
     expect(wrapper.find('[data-stat=calls] .stat-value').text()).toBe('4');
     expect(wrapper.find('[data-stat=spend] .stat-value').text()).toBe('$0.05');
     expect(wrapper.find('[data-stat=spend] .stat-detail').exists()).toBe(false);
+    expect(wrapper.find('[data-chart-summary=spend]').text()).toContain('gpt-4o $0.0375');
     expect(wrapper.find('[data-stat=error-rate] .stat-value').text()).toBe('25%');
     expect(wrapper.find('[data-stat=average-latency] .stat-value').text()).toBe('420 ms');
     expect(wrapper.find('[data-stat=p95-latency] .stat-value').text()).toBe('1.5 s');
