@@ -104,6 +104,8 @@ export class TrafficGenerator {
         cacheWriteTokens: 0,
         reasoningTokens: 0,
         source: 'upstream',
+        costNanoUsd: null,
+        price: null,
       },
       started,
     );

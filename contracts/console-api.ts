@@ -100,6 +100,13 @@ export const usageTotalsSchema = z.object({
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
   total_tokens: z.number(),
+  /**
+   * USD spent by the priced requests (summed exactly in nano-dollars, converted once); requests whose
+   * model had no price are not in it but counted in `unpriced_requests`
+   */
+  cost_usd: z.number(),
+  /** requests that used tokens of a model with no price (their cost is unknown, not zero) */
+  unpriced_requests: z.number(),
 });
 
 /** Latency of the calls in the range; null when there were none. */
@@ -159,6 +166,8 @@ export const usageLogEntrySchema = z.object({
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
   usage_estimated: z.boolean(),
+  /** USD, from the price in force when it ran; null when its model had no price; 0 without usage */
+  cost_usd: z.number().nullable(),
   latency_ms: z.number(),
   first_token_ms: z.number().nullable(),
 });

@@ -2,7 +2,7 @@
  * @module contracts/gateway-config
  * The YAML (or JSON) file named by `GATEWAY_CONFIG`. Its `channels` seed the channel table at start;
  * `base_url` is written as the provider's own SDK takes it (`https://api.openai.com/v1`,
- * `https://api.anthropic.com`).
+ * `https://api.anthropic.com`). Its `prices` set what each model costs (gateway/pricing/).
  */
 import { z } from 'zod';
 
@@ -33,9 +33,34 @@ export const channelConfigSchema = z
     path: ['api_key'],
   });
 
+const usd = z.number().min(0, 'must not be negative').max(1_000_000, 'must be at most 1,000,000 USD');
+
+/**
+ * The operator's price of one model, in USD. An absent cache price is the input price (what a
+ * provider without a cache discount charges); absent input, output or per-request prices are 0.
+ */
+export const modelPriceConfigSchema = z
+  .strictObject({
+    input_per_million: usd.optional(),
+    output_per_million: usd.optional(),
+    cache_read_per_million: usd.optional(),
+    cache_write_per_million: usd.optional(),
+    /** for models billed per call, on top of any token prices */
+    per_request: usd.optional(),
+  })
+  .refine((price) => Object.keys(price).length > 0, {
+    message: 'must give at least one of input_per_million, output_per_million, per_request',
+  });
+
 export const gatewayConfigFileSchema = z.object({
   channels: z.array(channelConfigSchema).default([]),
+  /**
+   * Prices per model, keyed by the model name clients ask for; they win over the bundled price
+   * database, which is matched by the upstream model name and the channel's kind.
+   */
+  prices: z.record(z.string().min(1), modelPriceConfigSchema).default({}),
 });
 
 export type ChannelConfig = z.infer<typeof channelConfigSchema>;
 export type GatewayConfigFile = z.infer<typeof gatewayConfigFileSchema>;
+export type ModelPriceConfig = z.infer<typeof modelPriceConfigSchema>;

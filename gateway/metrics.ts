@@ -41,6 +41,10 @@ export class GatewayMetrics {
           name: 'gateway_tokens_total',
           help: 'Tokens by endpoint, model, channel and kind (prompt or completion)',
         },
+        cost: {
+          name: 'gateway_cost_usd_total',
+          help: 'USD spent by endpoint, model and channel, at the prices in force (unpriced requests add nothing)',
+        },
       },
       this.registry,
     );
@@ -91,6 +95,7 @@ export class GatewayMetrics {
       series.promptTokens += usage.promptTokens;
       series.completionTokens += usage.completionTokens;
     }
+    if (record.costNanoUsd !== null) series.costNanoUsd += record.costNanoUsd;
   }
 
   upstreamError(channel: string, kind: string): void {

@@ -1,6 +1,6 @@
 /**
  * @module gateway/request-metrics
- * The per-request series (requests, duration, time to first token, tokens), counted in plain fields
+ * The per-request series (requests, duration, time to first token, tokens, cost), counted in plain fields
  * and handed to prom-client's registry only when it is scraped. prom-client validates and hashes the
  * label values on every `inc` and `observe`, even through a kept child: about 3 µs and 2.6 KB of
  * garbage per request in the relay, against a few additions here. The exposition is prom-client's own
@@ -46,6 +46,8 @@ export class RequestSeries {
   requests = 0;
   promptTokens = 0;
   completionTokens = 0;
+  /** the priced requests' cost, in nano-dollars (exact; shown in USD) */
+  costNanoUsd = 0;
   readonly duration: HistogramCounts;
   readonly timeToFirstToken: HistogramCounts;
 
@@ -119,14 +121,29 @@ function tokenValues(all: RequestSeries[]): MetricValue[] {
   return values;
 }
 
+/** Cost by endpoint, model and channel, in USD: the unpriced requests add nothing. */
+function costValues(all: RequestSeries[]): MetricValue[] {
+  const sums = new Map<string, { labels: Labels; nano: number }>();
+  for (const series of all) {
+    if (series.costNanoUsd === 0) continue;
+    const { endpoint, model, channel } = series.labels as { endpoint: string; model: string; channel: string };
+    const key = `${endpoint}\u0000${model}\u0000${channel}`;
+    const sum = sums.get(key) ?? { labels: { endpoint, model, channel }, nano: 0 };
+    sum.nano += series.costNanoUsd;
+    sums.set(key, sum);
+  }
+  return [...sums.values()].map(({ labels, nano }) => ({ labels, value: nano / 1e9 }));
+}
+
 export interface RequestMetricNames {
   requests: { name: string; help: string };
   duration: { name: string; help: string; buckets: readonly number[] };
   timeToFirstToken: { name: string; help: string; buckets: readonly number[] };
   tokens: { name: string; help: string };
+  cost: { name: string; help: string };
 }
 
-/** The series by label combination, and their registration as four metrics of a registry. */
+/** The series by label combination, and their registration as five metrics of a registry. */
 export class RequestSeriesTable {
   readonly #series = new Map<string, RequestSeries>();
   readonly #names: RequestMetricNames;
@@ -161,6 +178,7 @@ export class RequestSeriesTable {
         clear,
       ),
       collected(names.tokens.name, names.tokens.help, 'counter', () => tokenValues(all()), clear),
+      collected(names.cost.name, names.cost.help, 'counter', () => costValues(all()), clear),
     ];
     // The registry takes any object that answers `get()` the way its own metric classes do.
     for (const metric of metrics)

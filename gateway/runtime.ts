@@ -17,6 +17,7 @@ import { createConsoleApp } from './console-api/app.ts';
 import { EventPublisher } from './events/publisher.ts';
 import { createLogger, log } from './log.ts';
 import { GatewayMetrics } from './metrics.ts';
+import { PriceBook } from './pricing/price-book.ts';
 import { PROJECT_ROOT } from './project-root.ts';
 import { BacklogAdmission } from './relay/backlog-admission.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
@@ -76,8 +77,9 @@ export async function createRuntime(
       : null;
   const context: CommandContext = { stores, keys, now: () => new Date() };
   const admin = await ensureAdmin(context, settings.adminEmail, settings.adminPassword);
+  const configFile = settings.configFile ? readConfigFile(settings.configFile) : null;
   // Seeded with no file too: channels the file used to hold are then handed to the console.
-  const channels = await seedChannels(context, settings.configFile ? readConfigFile(settings.configFile).channels : []);
+  const channels = await seedChannels(context, configFile?.channels ?? []);
   const publisher = new EventPublisher(stores.events, {
     onError: (error) =>
       console.error(JSON.stringify({ level: 'error', msg: 'event append failed; will retry', error: String(error) })),
@@ -125,6 +127,7 @@ export async function createRuntime(
       metrics,
       logger: createLogger(settings.logLevel),
       trustProxyHops: settings.trustProxyHops,
+      prices: new PriceBook(configFile?.prices),
     },
     consoleApp,
     { connections: settings.connections, metrics, metricsToken: settings.metricsToken, lifecycle },

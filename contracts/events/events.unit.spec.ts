@@ -75,8 +75,21 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
     cacheWriteTokens: 0,
     reasoningTokens: 0,
     source: 'upstream',
+    costNanoUsd: 25_800,
+    price: {
+      source: 'config',
+      model: 'gpt-4o-mini',
+      inputPerMillion: 0.15,
+      outputPerMillion: 0.6,
+      cacheReadPerMillion: 0.075,
+      cacheWritePerMillion: 0.15,
+      perRequest: 0,
+    },
   },
 };
+
+/** The version `newEvent` writes; every other type is still at its first. */
+const currentVersion = (type: GatewayEventType) => (type === 'usage.recorded' ? 2 : 1);
 
 const expected: Record<GatewayEventType, { stream: 'entity' | 'traffic'; key: string; required: string }> = {
   'user.registered': { stream: 'entity', key: 'u1', required: 'email' },
@@ -97,7 +110,7 @@ function sample(type: GatewayEventType): GatewayEvent {
   return {
     eventId: '0195a5b2-7c00-7000-8000-000000000001',
     type,
-    version: 1,
+    version: currentVersion(type),
     occurredAt: at,
     body: bodies[type],
   } as GatewayEvent;
@@ -124,7 +137,7 @@ describe.each(types)('%s', (type) => {
   });
 
   it('refuses an unknown version and a non-UUID id', () => {
-    expect(gatewayEventSchema.safeParse({ ...sample(type), version: 2 }).success).toBe(false);
+    expect(gatewayEventSchema.safeParse({ ...sample(type), version: currentVersion(type) + 1 }).success).toBe(false);
     expect(gatewayEventSchema.safeParse({ ...sample(type), eventId: 'not-a-uuid' }).success).toBe(false);
   });
 
@@ -141,7 +154,12 @@ describe.each(types)('%s', (type) => {
     const now = new Date('2025-06-01T12:00:00.000Z');
     const event = newEvent(type, bodies[type] as never, now);
     expect(gatewayEventSchema.parse(event)).toEqual(event);
-    expect(event).toMatchObject({ type, version: 1, occurredAt: '2025-06-01T12:00:00.000Z', body: bodies[type] });
+    expect(event).toMatchObject({
+      type,
+      version: currentVersion(type),
+      occurredAt: '2025-06-01T12:00:00.000Z',
+      body: bodies[type],
+    });
   });
 });
 

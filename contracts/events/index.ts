@@ -1,7 +1,7 @@
 /**
  * @module contracts/events
- * The closed union of every event the system publishes, at its current version, and the stream
- * each type belongs to.
+ * The closed union of every event the system publishes, at its current version (older versions are
+ * lifted to it by upcast.ts), and the stream each type belongs to.
  */
 import { z } from 'zod';
 import {
@@ -15,7 +15,7 @@ import {
   userUpdatedV1,
 } from './entity-events.ts';
 import type { EventStream } from './envelope.ts';
-import { requestCompletedV1, usageRecordedV1 } from './traffic-events.ts';
+import { requestCompletedV1, usageRecordedV2 } from './traffic-events.ts';
 
 export * from './entity-events.ts';
 export * from './envelope.ts';
@@ -31,7 +31,7 @@ export const gatewayEventSchema = z.discriminatedUnion('type', [
   channelConfiguredV1,
   channelRemovedV1,
   requestCompletedV1,
-  usageRecordedV1,
+  usageRecordedV2,
 ]);
 
 export type GatewayEvent = z.infer<typeof gatewayEventSchema>;

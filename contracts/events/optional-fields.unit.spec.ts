@@ -103,6 +103,8 @@ describe('optional fields on version 1 events', () => {
       cacheWriteTokens: 0,
       reasoningTokens: 0,
       source: 'estimated' as const,
+      costNanoUsd: null,
+      price: null,
     };
     expect(upcast(JSON.parse(JSON.stringify(newEvent('usage.recorded', body)))).body).toEqual(body);
     const refused = { ...body, usageRefused: 'usage.prompt_tokens was 1e+300' };

@@ -86,7 +86,48 @@ export const usageRecordedV1 = envelope(
   }),
 );
 
+/**
+ * The price a request's cost was computed with, as it stood when its usage was recorded: kept in the
+ * event, so that a price changed later never rewrites the cost of past requests. All in USD.
+ */
+export const usagePriceSchema = z.object({
+  /** `config`: the operator's `prices` in GATEWAY_CONFIG; `genai-prices`: the bundled price database */
+  source: z.enum(['config', 'genai-prices']),
+  /** what the price was found under: the config's model name, or the database's `provider:model` ids */
+  model: z.string(),
+  /** per million prompt tokens that were neither read from nor written to a cache */
+  inputPerMillion: z.number().min(0),
+  /** per million completion tokens (reasoning tokens are part of them) */
+  outputPerMillion: z.number().min(0),
+  /** per million prompt tokens read from the provider's cache */
+  cacheReadPerMillion: z.number().min(0),
+  /** per million prompt tokens written to the provider's cache */
+  cacheWritePerMillion: z.number().min(0),
+  /** per request, whatever its tokens */
+  perRequest: z.number().min(0),
+});
+
+/**
+ * Version 2 adds the request's cost, computed once when the usage was recorded. Version 1 events
+ * (written before prices existed) are lifted with no cost and no price: they count as unpriced.
+ */
+export const usageRecordedV2 = envelope(
+  'usage.recorded',
+  2,
+  usageRecordedV1.shape.body.extend({
+    /**
+     * The cost in nano-dollars (1e-9 USD), an integer so that sums stay exact; null when the model
+     * had no price (unpriced: shown as such, never as a guessed amount).
+     */
+    costNanoUsd: z.number().int().min(0).nullable(),
+    /** the price the cost was computed with; null when unpriced */
+    price: usagePriceSchema.nullable(),
+  }),
+);
+
 export type UpstreamAttempt = z.infer<typeof upstreamAttemptSchema>;
 export type RequestCompleted = z.infer<typeof requestCompletedV1>;
-export type UsageRecorded = z.infer<typeof usageRecordedV1>;
+export type UsageRecordedV1 = z.infer<typeof usageRecordedV1>;
+export type UsageRecorded = z.infer<typeof usageRecordedV2>;
+export type UsagePrice = z.infer<typeof usagePriceSchema>;
 export type Endpoint = z.infer<typeof endpointSchema>;

@@ -1,14 +1,21 @@
 /**
  * @module contracts/events/upcast
  * Reading a stored event: older versions are lifted to the current one here, at read time, so stored
- * events are never rewritten. Every type is at version 1 today; a v2 adds its upcaster to the table.
+ * events are never rewritten. A type's next version adds its upcaster to the table.
  */
 import { type GatewayEvent, gatewayEventSchema } from './index.ts';
 
 type Upcaster = (event: Record<string, unknown>) => Record<string, unknown>;
 
 /** `type@version` → function lifting that version by one step. */
-const upcasters: Record<string, Upcaster> = {};
+const upcasters: Record<string, Upcaster> = {
+  // Usage recorded before prices existed: no cost was computed, and none is guessed now.
+  'usage.recorded@1': (event) => ({
+    ...event,
+    version: 2,
+    body: { ...(event['body'] as Record<string, unknown>), costNanoUsd: null, price: null },
+  }),
+};
 
 /** The types that have an upcaster: every other event is current as read, with no key to build. */
 const upcastTypes = new Set(Object.keys(upcasters).map((key) => key.slice(0, key.lastIndexOf('@'))));

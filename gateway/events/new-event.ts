@@ -5,7 +5,7 @@
 import type { EventOfType, GatewayEventType } from '../../contracts/events/index.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
 
-const currentVersion: Record<GatewayEventType, 1> = {
+const currentVersion: { [Type in GatewayEventType]: EventOfType<Type>['version'] } = {
   'user.registered': 1,
   'user.updated': 1,
   'session.ended': 1,
@@ -15,7 +15,7 @@ const currentVersion: Record<GatewayEventType, 1> = {
   'channel.configured': 1,
   'channel.removed': 1,
   'request.completed': 1,
-  'usage.recorded': 1,
+  'usage.recorded': 2,
 };
 
 /** @param now when it occurred: a time, or its ISO text (the relay prints one for both its events) */

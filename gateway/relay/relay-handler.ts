@@ -11,6 +11,7 @@ import type { EventPublisher } from '../events/publisher.ts';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
 import type { Logger } from '../log.ts';
 import type { GatewayMetrics } from '../metrics.ts';
+import type { PriceBook } from '../pricing/price-book.ts';
 import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { warningsOf } from '../providers/provider-extensions.ts';
 import { rateLimitError, setRateLimitHeaders } from './admission.ts';
@@ -53,6 +54,8 @@ export interface RelayDependencies {
   logger?: Logger;
   /** X-Forwarded-For hops to trust for the client address (0: the socket's) */
   trustProxyHops?: number;
+  /** what each model costs; without it every request is unpriced */
+  prices?: PriceBook;
 }
 
 /**
@@ -138,7 +141,7 @@ export async function handleRelay(
     handleFailure(endpoint, response, record, error);
   } finally {
     const latencyMs = record.elapsedMs();
-    dependencies.publisher.publish(...record.toEvents(latencyMs));
+    dependencies.publisher.publish(...record.toEvents(latencyMs, dependencies.prices));
     const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
     if (limited) void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
     if (quotaHeld) void dependencies.quotas!.settle(quotaHeld, record.requestId, used);
@@ -235,6 +238,9 @@ async function relayOnce(
   const provider = endpoint.providers[route.channel.type]!;
   record.channelId = route.channel.channelId;
   record.channelName = route.channel.name;
+  record.channelType = route.channel.type;
+  record.channelBaseUrl = route.channel.baseUrl;
+  record.upstreamModel = route.upstreamModel;
   const input = { route, body, stream: record.stream, clientHeaders: request.headers };
   const built = provider.buildRequest(input);
   const warnings = [...resolveWarnings, ...warningsOf(built)];

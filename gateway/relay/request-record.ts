@@ -1,9 +1,11 @@
 /**
  * @module gateway/relay/request-record
  * What the gateway remembers about one relayed request while it runs, and the two traffic events it
- * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used.
+ * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used, with
+ * their cost at the price in force then.
  */
 import type {
+  ChannelType,
   Endpoint,
   GatewayEvent,
   RequestCompleted,
@@ -12,6 +14,7 @@ import type {
 } from '../../contracts/events/index.ts';
 import { isoTimePrinter } from '../events/iso-time.ts';
 import { newEvent } from '../events/new-event.ts';
+import type { PriceBook } from '../pricing/price-book.ts';
 import type { TokenCounts } from '../providers/provider.ts';
 
 const printStartedAt = isoTimePrinter();
@@ -29,6 +32,10 @@ export class RequestRecord {
   channelId: string | null = null;
   /** for metrics and logs only: the channel's name */
   channelName: string | null = null;
+  /** what the price database matches: the channel's kind and base URL, the model name sent upstream */
+  channelType: ChannelType | null = null;
+  channelBaseUrl: string | null = null;
+  upstreamModel: string | null = null;
   /** the retry chain, one entry per upstream attempt */
   readonly attempts: UpstreamAttempt[] = [];
   stream = false;
@@ -43,6 +50,8 @@ export class RequestRecord {
   usageSource: 'upstream' | 'estimated' = 'upstream';
   /** why the upstream's usage was refused and the tokens counted here instead, if it was */
   usageRefused: string | null = null;
+  /** the cost `toEvents` computed, for the metrics; null when unpriced or no tokens were used */
+  costNanoUsd: number | null = null;
 
   constructor(requestId: string, endpoint: Endpoint, now: Date = new Date(), clock: number = performance.now()) {
     this.requestId = requestId;
@@ -66,7 +75,8 @@ export class RequestRecord {
     return performance.now() - this.#startedClock;
   }
 
-  toEvents(latencyMs = this.elapsedMs()): GatewayEvent[] {
+  /** @param prices the price book the usage's cost is computed with (none: unpriced) */
+  toEvents(latencyMs = this.elapsedMs(), prices?: PriceBook): GatewayEvent[] {
     const startedAt = printStartedAt(this.startedAt.getTime());
     const occurredAt = printOccurredAt(Date.now());
     // Plain literals, no spreads: no copy of the usage object, and one object shape per event type.
@@ -92,12 +102,25 @@ export class RequestRecord {
     const events: GatewayEvent[] = [newEvent('request.completed', completed, occurredAt)];
     const usage = this.usage;
     if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {
+      const model = this.modelRequested ?? '';
+      const priced = prices?.price(
+        {
+          model,
+          upstreamModel: this.upstreamModel,
+          channelType: this.channelType,
+          baseUrl: this.channelBaseUrl,
+          promptTokens: usage.promptTokens,
+          at: this.startedAt,
+        },
+        usage,
+      );
+      this.costNanoUsd = priced?.costNanoUsd ?? null;
       const recorded: UsageRecorded['body'] = {
         requestId: this.requestId,
         userId: this.userId,
         tokenId: this.tokenId,
         channelId: this.channelId,
-        model: this.modelRequested ?? '',
+        model,
         startedAt,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
@@ -105,6 +128,8 @@ export class RequestRecord {
         cacheWriteTokens: usage.cacheWriteTokens,
         reasoningTokens: usage.reasoningTokens,
         source: this.usageSource,
+        costNanoUsd: this.costNanoUsd,
+        price: priced?.price ?? null,
       };
       // A refusal matters only if it stood: a later, sound usage of the same reply was counted as sent.
       if (this.usageRefused !== null && this.usageSource === 'estimated') recorded.usageRefused = this.usageRefused;

@@ -302,6 +302,8 @@ describe('usage rollup', () => {
       cacheWriteTokens: 0,
       reasoningTokens: 0,
       source: 'estimated',
+      costNanoUsd: null,
+      price: null,
     });
     expect(rollupKeyOfUsage(usage)).toEqual(rollupKeyOfRequest(completed()));
     expect(rollupKeyOfUsage({ ...usage, body: { ...usage.body, channelId: null } }).channelId).toBe('');

@@ -16,7 +16,7 @@
  * Rollups are read with FINAL, so a replaced row never counts twice.
  */
 import type { UsageOverview, UsageOverviewQuery, UsageTotals } from '../../contracts/console-api.ts';
-import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { defaultGranularity, HOUR_MS, usdOfNano } from '../../projector/read-models/usage/rollup.ts';
 import { histogramQuantile, latencyBucketSql } from './clickhouse-latency-histogram.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
@@ -27,21 +27,27 @@ interface SumsRow {
   errors: string;
   prompt_tokens: string;
   completion_tokens: string;
+  cost_nano_usd: string;
+  unpriced_requests: string;
 }
 
 const sums =
-  'sum(calls) AS calls, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens';
+  'sum(calls) AS calls, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cost_nano_usd) AS cost_nano_usd, sum(unpriced_requests) AS unpriced_requests';
 
 function totalsOf(rows: readonly SumsRow[]): UsageTotals {
   const totals = { calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  let costNano = 0;
+  let unpriced = 0;
   for (const row of rows) {
+    costNano += Number(row.cost_nano_usd);
+    unpriced += Number(row.unpriced_requests);
     totals.calls += Number(row.calls);
     totals.errors += Number(row.errors);
     totals.prompt_tokens += Number(row.prompt_tokens);
     totals.completion_tokens += Number(row.completion_tokens);
   }
   totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
-  return totals;
+  return { ...totals, cost_usd: usdOfNano(costNano), unpriced_requests: unpriced };
 }
 
 /** Where each part of the overview is read from, for this filter. */

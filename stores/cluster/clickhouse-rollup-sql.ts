@@ -83,19 +83,22 @@ function rawRows(db: string, condition: string): string {
   return `SELECT toStartOfHour(started_at) AS hour, user_id, token_id, model_requested AS model, channel_id,
       toUInt64(1) AS is_call, toUInt64(status >= 400 OR error_type != '') AS is_error, latency_ms AS latency,
       [${latencyBucketSql}] AS buckets, [toUInt64(1)] AS counts,
-      toUInt64(0) AS prompt, toUInt64(0) AS completion, toUInt64(0) AS cached, toUInt64(0) AS reasoning
+      toUInt64(0) AS prompt, toUInt64(0) AS completion, toUInt64(0) AS cached, toUInt64(0) AS reasoning,
+      toUInt64(0) AS cost, toUInt64(0) AS unpriced
     FROM ${db}.requests FINAL WHERE ${condition}
     UNION ALL
     SELECT toStartOfHour(started_at), user_id, token_id, model, channel_id, toUInt64(0), toUInt64(0), toFloat64(0),
-      emptyArrayUInt16(), emptyArrayUInt64(), prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens
+      emptyArrayUInt16(), emptyArrayUInt64(), prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens,
+      cost_nano_usd, toUInt64(priced = 0)
     FROM ${db}.usage FINAL WHERE ${condition}`;
 }
 
-const rawSums = 'sum(is_call), sum(is_error), sum(latency), sum(prompt), sum(completion), sum(cached), sum(reasoning)';
+const rawSums =
+  'sum(is_call), sum(is_error), sum(latency), sum(prompt), sum(completion), sum(cached), sum(reasoning), sum(cost), sum(unpriced)';
 const rollupSums =
-  'sum(calls), sum(errors), sum(latency_ms_sum), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(reasoning_tokens)';
+  'sum(calls), sum(errors), sum(latency_ms_sum), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(reasoning_tokens), sum(cost_nano_usd), sum(unpriced_requests)';
 const aggregateNames =
-  'calls, errors, latency_ms_sum, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens';
+  'calls, errors, latency_ms_sum, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cost_nano_usd, unpriced_requests';
 const histogram = (buckets: string, counts: string) =>
   `tupleElement(sumMap(${buckets}, ${counts}), 1), tupleElement(sumMap(${buckets}, ${counts}), 2)`;
 
@@ -115,9 +118,9 @@ export function userModelRollupInsert(db: string, rawCondition: string, version:
 /** `condition` is on `usage_hourly` (user_id, hour): a pair condition or a user range. */
 export function tokenRollupInsert(db: string, condition: string, version: number): string {
   return `INSERT INTO ${db}.usage_hourly_tokens
-      (hour, token_id, user_id, calls, errors, prompt_tokens, completion_tokens, version)
+      (hour, token_id, user_id, calls, errors, prompt_tokens, completion_tokens, cost_nano_usd, unpriced_requests, version)
     SELECT hour, token_id, user_id, sum(calls), sum(errors), sum(prompt_tokens), sum(completion_tokens),
-      toUInt64(${integerLiteral(version)})
+      sum(cost_nano_usd), sum(unpriced_requests), toUInt64(${integerLiteral(version)})
     FROM ${db}.usage_hourly FINAL WHERE ${condition} GROUP BY hour, token_id, user_id`;
 }
 

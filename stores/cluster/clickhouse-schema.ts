@@ -25,6 +25,8 @@ const aggregateColumns = `calls UInt64,
       completion_tokens UInt64,
       cached_tokens UInt64,
       reasoning_tokens UInt64,
+      cost_nano_usd UInt64,
+      unpriced_requests UInt64,
       latency_buckets Array(UInt16),
       latency_counts Array(UInt64),
       version UInt64`;
@@ -69,7 +71,9 @@ export function schemaStatements(database: string): string[] {
       cache_write_tokens UInt64,
       reasoning_tokens UInt64,
       estimated UInt8,
-      event_id String
+      event_id String,
+      cost_nano_usd UInt64,
+      priced UInt8
     ) ENGINE = ReplacingMergeTree()
     PARTITION BY toYYYYMM(started_at)
     ORDER BY (user_id, started_at, request_id)`,
@@ -86,7 +90,9 @@ export function schemaStatements(database: string): string[] {
       completion_tokens UInt64,
       cached_tokens UInt64,
       reasoning_tokens UInt64,
-      version UInt64
+      version UInt64,
+      cost_nano_usd UInt64,
+      unpriced_requests UInt64
     ) ENGINE = ReplacingMergeTree(version)
     PARTITION BY toYYYYMM(hour)
     ORDER BY (user_id, hour, model, token_id, channel_id)`,
@@ -115,7 +121,9 @@ export function schemaStatements(database: string): string[] {
       errors UInt64,
       prompt_tokens UInt64,
       completion_tokens UInt64,
-      version UInt64
+      version UInt64,
+      cost_nano_usd UInt64,
+      unpriced_requests UInt64
     ) ENGINE = ReplacingMergeTree(version)
     PARTITION BY toYYYYMM(hour)
     ORDER BY (hour, token_id, user_id)`,
@@ -135,6 +143,16 @@ export function schemaStatements(database: string): string[] {
  */
 export const addedColumns: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
   ['requests', 'client_request_id', 'String'],
+  // Costs (usage.recorded v2): a usage row without them reads as unpriced (priced = 0).
+  ['usage', 'cost_nano_usd', 'UInt64'],
+  ['usage', 'priced', 'UInt8'],
+  ...['usage_hourly', 'usage_hourly_user_models', 'usage_hourly_models', 'usage_hourly_tokens'].flatMap(
+    (table) =>
+      [
+        [table, 'cost_nano_usd', 'UInt64'],
+        [table, 'unpriced_requests', 'UInt64'],
+      ] as const,
+  ),
 ];
 
 /** Every table derived from the traffic events: a rebuild drops them, retention drops their old months. */

@@ -11,6 +11,7 @@
  * all-users first page.
  */
 import type { UsageLogEntry, UsageLogsPage, UsageLogsQuery } from '../../contracts/console-api.ts';
+import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
@@ -80,7 +81,7 @@ export async function readUsageLog(
          latency_ms, first_token_ms, has_first_token FROM ${db}.requests ${located}`,
     ),
     rows<Record<string, string | number>>(
-      `SELECT request_id, prompt_tokens, completion_tokens, estimated FROM ${db}.usage ${located}`,
+      `SELECT request_id, prompt_tokens, completion_tokens, estimated, cost_nano_usd, priced FROM ${db}.usage ${located}`,
     ),
   ]);
   const requestById = new Map(requests.map((row) => [String(row['request_id']), row]));
@@ -106,6 +107,9 @@ function toLogEntry(row: Record<string, string | number>): UsageLogEntry {
     prompt_tokens: Number(row['prompt_tokens'] ?? 0),
     completion_tokens: Number(row['completion_tokens'] ?? 0),
     usage_estimated: Number(row['estimated'] ?? 0) === 1,
+    // No usage row: no tokens used, nothing spent; a usage row without a price: unknown.
+    cost_usd:
+      row['priced'] === undefined ? 0 : Number(row['priced']) === 1 ? usdOfNano(Number(row['cost_nano_usd'])) : null,
     latency_ms: Number(row['latency_ms']),
     first_token_ms: Number(row['has_first_token']) === 1 ? Number(row['first_token_ms']) : null,
   };

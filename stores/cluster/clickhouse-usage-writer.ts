@@ -68,6 +68,8 @@ function usageRow(event: UsageRecorded) {
     reasoning_tokens: body.reasoningTokens,
     estimated: body.source === 'estimated' ? 1 : 0,
     event_id: event.eventId,
+    cost_nano_usd: body.costNanoUsd ?? 0,
+    priced: body.costNanoUsd === null ? 0 : 1,
   };
 }
 

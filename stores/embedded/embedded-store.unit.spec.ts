@@ -43,6 +43,8 @@ function request(call: Call): RequestCompleted {
   });
 }
 
+const price = { source: 'config' as const, model: 'test', perRequest: 0 };
+
 function usage(call: Call): UsageRecorded {
   const [promptTokens, completionTokens] = call.tokens ?? [0, 0];
   return newEvent('usage.recorded', {
@@ -58,6 +60,9 @@ function usage(call: Call): UsageRecorded {
     cacheWriteTokens: 0,
     reasoningTokens: 0,
     source: 'upstream',
+    // 1 USD per million prompt tokens, 2 per million completion tokens
+    costNanoUsd: promptTokens * 1000 + completionTokens * 2000,
+    price: { ...price, inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMillion: 1, cacheWritePerMillion: 1 },
   });
 }
 
@@ -113,6 +118,8 @@ const totals = (calls: number, errors: number, prompt: number, completion: numbe
   prompt_tokens: prompt,
   completion_tokens: completion,
   total_tokens: prompt + completion,
+  cost_usd: (prompt * 1000 + completion * 2000) / 1e9,
+  unpriced_requests: 0,
 });
 
 let directory: string;

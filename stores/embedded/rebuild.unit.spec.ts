@@ -83,6 +83,20 @@ describe('rebuildEmbedded', () => {
           cacheWriteTokens: 0,
           reasoningTokens: 0,
           source: 'upstream',
+          // Every third request unpriced; the rest at a price the rebuild must not recompute.
+          costNanoUsd: index % 3 === 0 ? null : 1000 + index,
+          price:
+            index % 3 === 0
+              ? null
+              : {
+                  source: 'config',
+                  model: 'm',
+                  inputPerMillion: 1,
+                  outputPerMillion: 2,
+                  cacheReadPerMillion: 1,
+                  cacheWritePerMillion: 1,
+                  perRequest: 0,
+                },
         }),
       ]).flat(),
       newEvent('token.updated', { tokenId: 't1', userId: 'u1', name: 'renamed' }),
@@ -94,6 +108,9 @@ describe('rebuildEmbedded', () => {
       errors: 3,
       prompt_tokens: 300,
       completion_tokens: 435,
+      // 20 priced requests: 1000 + index nano-dollars each; 10 unpriced
+      cost_usd: (20 * 1000 + (435 - (0 + 3 + 6 + 9 + 12 + 15 + 18 + 21 + 24 + 27))) / 1e9,
+      unpriced_requests: 10,
     });
     const progress: number[] = [];
     expect(rebuildEmbedded(directory, (applied) => progress.push(applied))).toBe(63);

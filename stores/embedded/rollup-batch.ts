@@ -22,6 +22,8 @@ export interface TrafficDelta {
   completion_tokens: number;
   cached_tokens: number;
   reasoning_tokens: number;
+  cost_nano_usd: number;
+  unpriced_requests: number;
   histogram: LatencyHistogram | null;
 }
 
@@ -34,6 +36,8 @@ export function emptyDelta(): TrafficDelta {
     completion_tokens: 0,
     cached_tokens: 0,
     reasoning_tokens: 0,
+    cost_nano_usd: 0,
+    unpriced_requests: 0,
     histogram: null,
   };
 }
@@ -94,16 +98,18 @@ export class RollupBatch {
     }
   }
 
-  /** Adds one request's token accounting to every rollup. */
+  /** Adds one request's token accounting and cost (null: unpriced, counted apart) to every rollup. */
   addTokens(
     coordinates: RollupKey,
-    tokens: { prompt: number; completion: number; cached: number; reasoning: number },
+    tokens: { prompt: number; completion: number; cached: number; reasoning: number; costNanoUsd: number | null },
   ): void {
     for (const delta of this.#deltas(coordinates)) {
       delta.prompt_tokens += tokens.prompt;
       delta.completion_tokens += tokens.completion;
       delta.cached_tokens += tokens.cached;
       delta.reasoning_tokens += tokens.reasoning;
+      if (tokens.costNanoUsd === null) delta.unpriced_requests += 1;
+      else delta.cost_nano_usd += tokens.costNanoUsd;
     }
   }
 

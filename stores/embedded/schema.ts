@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS requests (
   usage_source TEXT,
   -- the caller's own X-Request-Id, for tracing; not unique (added later: usage-migration.ts)
   client_request_id TEXT,
+  -- the request's cost in nano-dollars from its usage event; NULL when unpriced or before its usage
+  -- (added later: usage-migration.ts)
+  cost_nano_usd INTEGER,
   request_applied INTEGER NOT NULL DEFAULT 0,
   usage_applied INTEGER NOT NULL DEFAULT 0
 );
@@ -65,6 +68,8 @@ CREATE TABLE IF NOT EXISTS usage_hourly (
   completion_tokens INTEGER NOT NULL DEFAULT 0,
   cached_tokens INTEGER NOT NULL DEFAULT 0,
   reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_nano_usd INTEGER NOT NULL DEFAULT 0,
+  unpriced_requests INTEGER NOT NULL DEFAULT 0,
   latency_histogram BLOB,
   PRIMARY KEY (user_id, hour, model, token_id, channel_id)
 );

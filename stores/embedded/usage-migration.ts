@@ -1,10 +1,11 @@
 /**
  * @module stores/embedded/usage-migration
- * Brings a gateway.db written before the daily and per-model rollups, or before `usage_hourly` had
- * latency histograms, up to date at open: sums come from `usage_hourly`, histograms from the raw
- * requests. Each migration runs in one transaction and records itself in `projection_migrations`,
- * so an interrupted one leaves nothing half done and a finished one never runs again. On a new file (or after a rebuild) the tables are empty and it
- * only records itself; the projector fills them from then on.
+ * Brings a gateway.db written before the daily and per-model rollups, before `usage_hourly` had
+ * latency histograms, or before costs, up to date at open: sums come from `usage_hourly`, histograms
+ * and unpriced counts from the raw requests. Each migration runs in one transaction and records
+ * itself in `projection_migrations` (or is seen done by its columns), so an interrupted one leaves
+ * nothing half done and a finished one never runs again. On a new file (or after a rebuild) the
+ * tables are empty and it only records itself; the projector fills them from then on.
  */
 import type { SqliteDatabase } from './database.ts';
 import { DAY_MS, type Dimension, registerHistogramFunctions, usageRollups } from './usage-rollups.ts';
@@ -39,10 +40,40 @@ function groupBy(count: number): string {
 /** Returns whether a migration ran (false when this file had them all already). */
 export function migrateUsageRollups(database: SqliteDatabase): boolean {
   registerHistogramFunctions(database);
+  // First: the daily tables' migration sums every measure of `usage_hourly`, the cost ones included.
+  const ranCosts = addCostColumns(database);
   const ranRollups = migrateDailyAndModelRollups(database);
   const ranHourly = migrateHourlyHistograms(database);
   const ranClientIds = addClientRequestIds(database);
-  return ranRollups || ranHourly || ranClientIds;
+  return ranCosts || ranRollups || ranHourly || ranClientIds;
+}
+
+const columnsOf = (database: SqliteDatabase, table: string) =>
+  database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
+
+/**
+ * Files written before usage events carried a cost: the columns are added. Every request counted so
+ * far was recorded without a price, so it is unpriced: each rollup row's count of unpriced requests is
+ * the number of its raw requests whose usage was applied, and the raw cost stays NULL.
+ */
+function addCostColumns(database: SqliteDatabase): boolean {
+  const lacking = usageRollups.filter((table) => !columnsOf(database, table.name).includes('cost_nano_usd'));
+  const requestsLack = !columnsOf(database, 'requests').includes('cost_nano_usd');
+  if (!requestsLack && lacking.length === 0) return false;
+  database.transaction(() => {
+    if (requestsLack) database.exec('ALTER TABLE requests ADD COLUMN cost_nano_usd INTEGER');
+    for (const table of lacking) {
+      database.exec(`ALTER TABLE ${table.name} ADD COLUMN cost_nano_usd INTEGER NOT NULL DEFAULT 0`);
+      database.exec(`ALTER TABLE ${table.name} ADD COLUMN unpriced_requests INTEGER NOT NULL DEFAULT 0`);
+      database.exec(`
+        INSERT INTO ${table.name} (${[...table.dimensions, 'unpriced_requests'].join(', ')})
+        SELECT ${table.dimensions.map((name) => fromRequest[name]).join(', ')}, count(*)
+        FROM requests WHERE usage_applied = 1
+        GROUP BY ${groupBy(table.dimensions.length)}
+        ON CONFLICT DO UPDATE SET unpriced_requests = excluded.unpriced_requests`);
+    }
+  })();
+  return true;
 }
 
 function alreadyApplied(database: SqliteDatabase, name: string): boolean {

@@ -15,6 +15,7 @@ import { MemoryLookups } from '../memory-lookups.ts';
 import { openDatabase, type SqliteDatabase } from './database.ts';
 import { SqliteProjectionWriter } from './projection-writer.ts';
 import { SqliteUsageOverview } from './usage-overview.ts';
+import { usageRollups } from './usage-rollups.ts';
 
 const DAY = 24 * 3_600_000;
 const start = Date.parse('2025-06-01T05:17:00.000Z');
@@ -31,6 +32,8 @@ function writeOlderFile(): void {
   current.exec(`
     ALTER TABLE usage_hourly DROP COLUMN latency_histogram;
     ALTER TABLE requests DROP COLUMN client_request_id;
+    ALTER TABLE requests DROP COLUMN cost_nano_usd;
+    ${usageRollups.map((table) => `ALTER TABLE ${table.name} DROP COLUMN cost_nano_usd; ALTER TABLE ${table.name} DROP COLUMN unpriced_requests;`).join('\n')}
     DELETE FROM projection_migrations WHERE name = 'usage-hourly-latency-histograms';
     CREATE INDEX requests_hour_latency ON requests ((started_at - started_at % 3600000), latency_ms)
       WHERE latency_ms IS NOT NULL AND request_applied = 1;`);
@@ -95,6 +98,26 @@ describe('opening a file from before the hourly histograms', () => {
     new SqliteProjectionWriter(database, new MemoryLookups()).apply([{ position: 1_000_000, event: traced }]);
     const stored = database.prepare('SELECT client_request_id FROM requests WHERE request_id = ?').pluck();
     expect(stored.get('traced-1')).toBe('trace-42');
+  });
+
+  it('adds the cost columns, and counts every request already there as unpriced (it had no price)', () => {
+    new SqliteProjectionWriter(database, new MemoryLookups());
+    const withUsage = database.prepare('SELECT count(*) FROM requests WHERE usage_applied = 1').pluck().get();
+    const overview = new SqliteUsageOverview(database);
+    const everything = { from: new Date(start - DAY).toISOString(), to: new Date(start + 4 * DAY).toISOString() };
+    const totals = overview.overview({ ...everything, userId: null }).totals;
+    expect(totals).toMatchObject({ cost_usd: 0, unpriced_requests: withUsage });
+    // The per-user tables too (daily and hourly, for the whole days and the ragged ends).
+    const ofUsers = ['user-0', 'user-1', 'user-2', 'user-3', 'user-4', 'user-5'].map(
+      (userId) => overview.overview({ ...everything, from: new Date(start + 3_600_000).toISOString(), userId }).totals,
+    );
+    const sinceSecondHour = database
+      .prepare('SELECT count(*) FROM requests WHERE usage_applied = 1 AND started_at >= ?')
+      .pluck()
+      .get(start - (start % 3_600_000) + 3_600_000);
+    expect(ofUsers.reduce((sum, user) => sum + user.unpriced_requests, 0)).toBe(sinceSecondHour);
+    const logged = database.prepare('SELECT count(*) FROM requests WHERE cost_nano_usd IS NOT NULL').pluck().get();
+    expect(logged).toBe(0);
   });
 
   it('runs once', () => {

@@ -7,7 +7,7 @@
  * the per-model tables, so no read grows with the number of requests.
  */
 import type { UsageOverview, UsageOverviewQuery, UsageTotals } from '../../contracts/console-api.ts';
-import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { defaultGranularity, HOUR_MS, usdOfNano } from '../../projector/read-models/usage/rollup.ts';
 import type { SqliteDatabase } from './database.ts';
 import { filterParameters, LatencyPercentile } from './latency-percentile.ts';
 import { branchesOf, type OverviewFilters, perUserSources, seriesSources, unionOf } from './rollup-sources.ts';
@@ -19,6 +19,8 @@ interface TotalsRow {
   errors: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cost_nano_usd: number;
+  unpriced_requests: number;
 }
 
 interface SeriesRow extends TotalsRow {
@@ -34,6 +36,8 @@ function totalsOf(row: TotalsRow): UsageTotals {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     total_tokens: row.prompt_tokens + row.completion_tokens,
+    cost_usd: usdOfNano(row.cost_nano_usd),
+    unpriced_requests: row.unpriced_requests,
   };
 }
 
@@ -42,12 +46,23 @@ function add(sum: TotalsRow & { latency_ms_sum: number }, row: SeriesRow): void 
   sum.errors += row.errors;
   sum.prompt_tokens += row.prompt_tokens;
   sum.completion_tokens += row.completion_tokens;
+  sum.cost_nano_usd += row.cost_nano_usd;
+  sum.unpriced_requests += row.unpriced_requests;
   sum.latency_ms_sum += row.latency_ms_sum;
 }
 
-const zero = () => ({ calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, latency_ms_sum: 0 });
+const zero = () => ({
+  calls: 0,
+  errors: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cost_nano_usd: 0,
+  unpriced_requests: 0,
+  latency_ms_sum: 0,
+});
 const sums = `sum(calls) AS calls, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens,
-  sum(completion_tokens) AS completion_tokens`;
+  sum(completion_tokens) AS completion_tokens, sum(cost_nano_usd) AS cost_nano_usd,
+  sum(unpriced_requests) AS unpriced_requests`;
 
 export class SqliteUsageOverview {
   readonly #database: SqliteDatabase;
@@ -100,7 +115,7 @@ export class SqliteUsageOverview {
     const union = unionOf(
       branches,
       (period) => `${period} - (${period} % ${bucketSize}) AS bucket, model, calls, errors, prompt_tokens,
-        completion_tokens, latency_ms_sum`,
+        completion_tokens, cost_nano_usd, unpriced_requests, latency_ms_sum`,
       sources.conditions,
     );
     if (!union) return [];
@@ -121,7 +136,7 @@ export class SqliteUsageOverview {
     const sources = perUserSources(filters);
     const union = unionOf(
       branchesOf(plan, sources, true),
-      () => 'token_id, calls, errors, prompt_tokens, completion_tokens',
+      () => 'token_id, calls, errors, prompt_tokens, completion_tokens, cost_nano_usd, unpriced_requests',
       [...sources.conditions, "token_id != ''"],
     );
     if (!union) return [];

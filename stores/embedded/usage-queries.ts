@@ -11,6 +11,7 @@ import type {
   UsageOverview,
   UsageOverviewQuery,
 } from '../../contracts/console-api.ts';
+import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';
 import type { UsageReadModel } from '../ports.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -79,8 +80,16 @@ interface RequestRow {
   prompt_tokens: number;
   completion_tokens: number;
   usage_source: string | null;
+  usage_applied: number;
+  cost_nano_usd: number | null;
   latency_ms: number | null;
   first_token_ms: number | null;
+}
+
+/** Null for usage of a model with no price; a request that used no tokens cost nothing. */
+function costOf(row: RequestRow): number | null {
+  if (row.usage_applied === 0) return 0;
+  return row.cost_nano_usd === null ? null : usdOfNano(row.cost_nano_usd);
 }
 
 function toLogEntry(row: RequestRow): UsageLogEntry {
@@ -97,6 +106,7 @@ function toLogEntry(row: RequestRow): UsageLogEntry {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     usage_estimated: row.usage_source === 'estimated',
+    cost_usd: costOf(row),
     latency_ms: row.latency_ms ?? 0,
     first_token_ms: row.first_token_ms,
   };

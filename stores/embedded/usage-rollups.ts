@@ -31,6 +31,9 @@ export const trafficMeasures = [
   'completion_tokens',
   'cached_tokens',
   'reasoning_tokens',
+  // Added later (usage-migration.ts): the priced requests' cost, and how many had no price.
+  'cost_nano_usd',
+  'unpriced_requests',
 ] as const;
 
 export type Dimension = 'user_id' | 'token_id' | 'model' | 'channel_id' | 'hour' | 'day';

@@ -32,7 +32,7 @@ const requestColumnList = [
 ];
 /** The request's columns a usage event can fill on its own, in the order of `usageKeyValues`. */
 const usageKeyColumnList = ['request_id', 'started_at', 'user_id', 'token_id', 'model_requested', 'channel_id'];
-/** The usage's token columns, in the order of `usageValues`. */
+/** The usage's token and cost columns, in the order of `usageValues`. */
 const usageColumnList = [
   'prompt_tokens',
   'completion_tokens',
@@ -40,6 +40,7 @@ const usageColumnList = [
   'cache_write_tokens',
   'reasoning_tokens',
   'usage_source',
+  'cost_nano_usd',
 ];
 
 const REQUEST_COLUMNS = requestColumnList.join(', ');
@@ -131,6 +132,7 @@ function usageValues(event: UsageRecorded): unknown[] {
     body.cacheWriteTokens,
     body.reasoningTokens,
     body.source,
+    body.costNanoUsd,
   ];
 }
 
@@ -204,6 +206,7 @@ export class UsageBatch {
       completion: body.completionTokens,
       cached: body.cachedTokens,
       reasoning: body.reasoningTokens,
+      costNanoUsd: body.costNanoUsd,
     });
     this.#token(body.tokenId).used += body.promptTokens + body.completionTokens;
     if (body.tokenId) this.#touched.add(body.tokenId);

@@ -60,6 +60,8 @@ function request(index: number): [GatewayEvent, GatewayEvent] {
       cacheWriteTokens: 0,
       reasoningTokens: 0,
       source: 'upstream',
+      costNanoUsd: null,
+      price: null,
     }),
   ];
 }

@@ -45,6 +45,8 @@ function requestEvents(requestId: string, tokenId: string, startedAt: string, to
     cacheWriteTokens: 0,
     reasoningTokens: 0,
     source: 'upstream',
+    costNanoUsd: null,
+    price: null,
   });
   return [completed, usage];
 }

@@ -73,12 +73,18 @@ describe('usage in the data overview', () => {
     const gptCompletion = 2 * openaiText.completion_tokens + streamUsage.completion_tokens;
     const claudePrompt =
       anthropicText.input_tokens + anthropicText.cache_read_input_tokens + anthropicText.cache_creation_input_tokens;
+    // The price database's prices (neither fixture has cached tokens; cost.unit.spec.ts covers them):
+    // gpt-4o-mini 0.15 and 0.60 USD per million, claude-sonnet-4-5 3 and 15, in nano-dollars a token.
+    const gptCost = gptPrompt * 150 + gptCompletion * 600;
+    const claudeCost = claudePrompt * 3000 + anthropicText.output_tokens * 15_000;
     expect(overview.totals).toEqual({
       calls: 5,
       errors: 1,
       prompt_tokens: gptPrompt + claudePrompt,
       completion_tokens: gptCompletion + anthropicText.output_tokens,
       total_tokens: gptPrompt + claudePrompt + gptCompletion + anthropicText.output_tokens,
+      cost_usd: (gptCost + claudeCost) / 1e9,
+      unpriced_requests: 0,
     });
     const byModel = Object.fromEntries(overview.by_model.map((row: any) => [row.model, row]));
     expect(byModel['gpt-4o-mini']).toMatchObject({
@@ -88,6 +94,20 @@ describe('usage in the data overview', () => {
       completion_tokens: gptCompletion,
     });
     expect(byModel['claude-sonnet-4-5']).toMatchObject({ calls: 1, prompt_tokens: claudePrompt });
+    expect(byModel['gpt-4o-mini'].cost_usd).toBe(gptCost / 1e9);
+    expect(byModel['claude-sonnet-4-5'].cost_usd).toBe(claudeCost / 1e9);
+    expect(overview.by_token[0]).toMatchObject({ token_id: tokenId, cost_usd: (gptCost + claudeCost) / 1e9 });
+    const costs = (await console.call('GET', `/api/usage/logs?${range()}`)).body.items.map(
+      (item: any) => item.cost_usd,
+    );
+    // Newest first: the refused request (no tokens), the Anthropic one, then the three OpenAI ones.
+    expect(costs).toEqual([
+      0,
+      claudeCost / 1e9,
+      (streamUsage.prompt_tokens * 150 + streamUsage.completion_tokens * 600) / 1e9,
+      (openaiText.prompt_tokens * 150 + openaiText.completion_tokens * 600) / 1e9,
+      (openaiText.prompt_tokens * 150 + openaiText.completion_tokens * 600) / 1e9,
+    ]);
     expect(overview.granularity).toBe('hour');
     expect(overview.series.reduce((sum: number, row: any) => sum + row.calls, 0)).toBe(5);
     const daily = (await console.call('GET', `/api/usage/overview?${range()}&granularity=day`)).body;

@@ -58,6 +58,10 @@ describe('GET /metrics', () => {
     );
     expect(text).toMatch(new RegExp(`gateway_tokens_total\\{${labels},kind="prompt"\\} \\d+`));
     expect(text).toMatch(new RegExp(`gateway_tokens_total\\{${labels},kind="completion"\\} \\d+`));
+    // The price database's gpt-4o-mini (0.15 and 0.60 USD per million): fixture usage 21 + 10 twice
+    // (the plain reply and the stream's, 23 + 12), the failed request nothing.
+    const cost = (21 * 150 + 10 * 600 + 23 * 150 + 12 * 600) / 1e9;
+    expect(text).toContain(`gateway_cost_usd_total{${labels}} ${cost}`);
     expect(text).toContain('gateway_upstream_errors_total{channel="fake-openai",kind="server_error"} 1');
     expect(text).toMatch(/gateway_event_queue_depth \d+/);
     expect(text).toMatch(/gateway_outbox_depth 0/);

@@ -46,6 +46,8 @@ export interface HarnessOptions {
   environment?: Record<string, string>;
   dataDirectory?: string;
   extraChannels?: ExtraChannel[];
+  /** more top-level YAML of the config file (e.g. `prices:` and its entries) */
+  configLines?: string[];
 }
 
 function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): string[] {
@@ -66,7 +68,12 @@ function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): strin
   ]);
 }
 
-function configFile(directory: string, upstreamUrl: string, extraChannels: ExtraChannel[] = []): string {
+function configFile(
+  directory: string,
+  upstreamUrl: string,
+  extraChannels: ExtraChannel[] = [],
+  configLines: string[] = [],
+): string {
   const file = path.join(directory, 'gateway.yaml');
   writeFileSync(
     file,
@@ -84,6 +91,7 @@ function configFile(directory: string, upstreamUrl: string, extraChannels: Extra
       `    api_key: ${UPSTREAM_KEY_ANTHROPIC}`,
       '    models: [claude-sonnet-4-5]',
       ...extraChannelLines(extraChannels, upstreamUrl),
+      ...configLines,
       '',
     ].join('\n'),
   );
@@ -115,7 +123,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const dataDirectory = options.dataDirectory ?? mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
   const environment: Record<string, string> = {
     DATA_DIR: dataDirectory,
-    GATEWAY_CONFIG: configFile(dataDirectory, upstream.url, options.extraChannels),
+    GATEWAY_CONFIG: configFile(dataDirectory, upstream.url, options.extraChannels, options.configLines),
     PORT: '0',
     HOST: '127.0.0.1',
     // The fake upstream is on loopback, and every test client signs in from 127.0.0.1: the SSRF guard

@@ -3,12 +3,28 @@
  * Deterministic traffic for the usage projection tests, with what the real log holds besides the
  * plain case: refused requests with no user, key or model; usage logged before its request; the same
  * event twice; the same request's events again under new event ids; latencies on the rounding and
- * bucket boundaries the overview's percentile must get exactly right.
+ * bucket boundaries the overview's percentile must get exactly right; priced and unpriced usage.
  */
-import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
+import type { GatewayEvent, RequestCompleted, UsagePrice, UsageRecorded } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
+import { costNanoUsd } from '../../gateway/pricing/cost.ts';
+import { priceFromConfig } from '../../gateway/pricing/price-book.ts';
 
 const MODELS = ['gpt-4o-mini', 'gpt-4o', 'claude-sonnet-4-5'];
+/** `gpt-4o` has no price: its requests are unpriced, the others cost what their tokens say. */
+const PRICES: Record<string, UsagePrice> = {
+  'gpt-4o-mini': priceFromConfig('gpt-4o-mini', {
+    input_per_million: 0.15,
+    output_per_million: 0.6,
+    cache_read_per_million: 0.075,
+  }),
+  'claude-sonnet-4-5': priceFromConfig('claude-sonnet-4-5', {
+    input_per_million: 3,
+    output_per_million: 15,
+    cache_read_per_million: 0.3,
+    cache_write_per_million: 3.75,
+  }),
+};
 /** Values whose rounding or bucket is easy to get wrong by one. */
 const EDGE_LATENCIES = [0, 0.5, 1.49, 31.5, 31.49, 32, 33.5, 63.5, 64, 67.5, 2047.5, 2048, 3071.5];
 
@@ -73,6 +89,14 @@ export function generatedTraffic(requests: number, start: number, spanMs: number
       events.push(request);
       continue;
     }
+    const counts = {
+      promptTokens: random.below(3000),
+      completionTokens: failed ? 0 : random.below(900),
+      cachedTokens: random.below(50),
+      cacheWriteTokens: 0,
+      reasoningTokens: random.below(20),
+    };
+    const price = PRICES[model] ?? null;
     const usage: UsageRecorded = newEvent('usage.recorded', {
       requestId,
       userId: request.body.userId!,
@@ -80,12 +104,10 @@ export function generatedTraffic(requests: number, start: number, spanMs: number
       channelId: request.body.channelId,
       model,
       startedAt,
-      promptTokens: random.below(3000),
-      completionTokens: failed ? 0 : random.below(900),
-      cachedTokens: random.below(50),
-      cacheWriteTokens: 0,
-      reasoningTokens: random.below(20),
+      ...counts,
       source: 'upstream',
+      costNanoUsd: price ? costNanoUsd(price, counts) : null,
+      price,
     });
     events.push(...(random.next() < 0.15 ? [usage, request] : [request, usage]));
     const again = random.next();

@@ -13,6 +13,8 @@ interface TotalsRow {
   errors: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cost_nano_usd: number;
+  unpriced_requests: number;
 }
 
 function totalsOf(row: TotalsRow): UsageTotals {
@@ -22,11 +24,14 @@ function totalsOf(row: TotalsRow): UsageTotals {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     total_tokens: row.prompt_tokens + row.completion_tokens,
+    cost_usd: row.cost_nano_usd / 1e9,
+    unpriced_requests: row.unpriced_requests,
   };
 }
 
 const sums = `coalesce(sum(calls), 0) AS calls, coalesce(sum(errors), 0) AS errors,
-  coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens`;
+  coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens,
+  coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd, coalesce(sum(unpriced_requests), 0) AS unpriced_requests`;
 
 export function referenceOverview(
   database: SqliteDatabase,

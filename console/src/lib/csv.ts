@@ -15,6 +15,8 @@ export const CSV_COLUMNS = [
   'prompt_tokens',
   'completion_tokens',
   'usage_estimated',
+  // USD; empty when the model had no price
+  'cost_usd',
   'latency_ms',
   'first_token_ms',
 ] as const satisfies ReadonlyArray<keyof UsageLogEntry>;

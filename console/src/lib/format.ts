@@ -9,6 +9,21 @@ export function formatCompact(value: number, locale: string): string {
   return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
 }
 
+/**
+ * USD: cents from a dollar up; below, enough digits that a request's fraction of a cent shows
+ * ($0.000251), at most six (the micro-dollar).
+ */
+export function formatUsd(value: number, locale: string): string {
+  const digits =
+    value === 0 || Math.abs(value) >= 1 ? 2 : Math.min(6, Math.max(2, 2 - Math.floor(Math.log10(Math.abs(value)))));
+  return new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: digits,
+  }).format(value);
+}
+
 export function formatPercent(ratio: number, locale: string): string {
   return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(ratio);
 }

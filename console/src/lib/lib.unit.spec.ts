@@ -4,6 +4,7 @@ import { stackByModel } from '../charts/options.ts';
 import { detectLocale } from '../locales/index.ts';
 import { channelFormOf, createRequestOf, parseMapping, updateRequestOf } from './channel-form.ts';
 import { csvCell, toCsv } from './csv.ts';
+import { formatUsd } from './format.ts';
 import { bucketsOf, defaultGranularity, resolveRange } from './range.ts';
 
 const HOUR = 3_600_000;
@@ -42,6 +43,8 @@ describe('stackByModel', () => {
       prompt_tokens: 0,
       completion_tokens: 0,
       total_tokens: calls * 10,
+      cost_usd: 0,
+      unpriced_requests: 0,
     });
     const stacked = stackByModel(
       [row('2025-03-10T10:00:00.000Z', 'small', 1), row('2025-03-10T11:00:00.000Z', 'big', 5)],
@@ -50,6 +53,16 @@ describe('stackByModel', () => {
     );
     expect(stacked.models).toEqual(['big', 'small']);
     expect(stacked.values).toEqual({ big: [0, 5, 0], small: [1, 0, 0] });
+  });
+});
+
+describe('formatUsd', () => {
+  it('shows cents from a dollar up, and enough digits for a fraction of a cent below', () => {
+    expect(formatUsd(12.5, 'en')).toBe('$12.50');
+    expect(formatUsd(0, 'en')).toBe('$0.00');
+    expect(formatUsd(0.05, 'en')).toBe('$0.05');
+    expect(formatUsd(0.000251, 'en')).toBe('$0.000251');
+    expect(formatUsd(0.00000123, 'en')).toBe('$0.000001');
   });
 });
 
@@ -78,6 +91,7 @@ describe('CSV', () => {
         prompt_tokens: 3,
         completion_tokens: 4,
         usage_estimated: false,
+        cost_usd: 0.000251,
         latency_ms: 120,
         first_token_ms: 40,
       },
@@ -85,7 +99,7 @@ describe('CSV', () => {
     const [header, line] = csv.trim().split('\r\n');
     expect(header!.split(',')).toContain('first_token_ms');
     expect(line).toBe(
-      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,120,40',
+      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40',
     );
   });
 });

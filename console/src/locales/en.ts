@@ -118,6 +118,7 @@ export const en = {
     scopeSelf: 'Only me',
     scopeAll: 'All users',
     cards: {
+      spend: 'Spend',
       calls: 'Calls',
       promptTokens: 'Prompt tokens',
       completionTokens: 'Completion tokens',
@@ -127,6 +128,8 @@ export const en = {
       p95Latency: 'p95 latency',
     },
     errors: 'no errors | {count} error | {count} errors',
+    unpriced:
+      'every request priced | plus {count} request of a model with no price | plus {count} requests of models with no price',
     charts: {
       calls: 'Calls over time',
       tokens: 'Tokens over time',
@@ -135,6 +138,9 @@ export const en = {
       callsSummary: '{total} calls over {buckets} buckets, by model',
       tokensSummary: '{total} tokens over {buckets} buckets, by model',
       shareSummary: 'Tokens by model: {list}',
+      spend: 'Spend by model',
+      spendSummary: 'Spend by model: {list}',
+      unpricedModels: 'No price, not counted: {list}',
       topKeysSummary: 'Keys by tokens: {list}',
     },
     empty: 'No calls in this range yet. Use one of your API keys and they appear here within seconds.',
@@ -149,6 +155,8 @@ export const en = {
     endpoint: 'Endpoint',
     stream: 'Stream',
     tokens: 'Tokens (in / out)',
+    cost: 'Cost',
+    unpriced: 'No price for this model: set one under prices in GATEWAY_CONFIG',
     latency: 'Latency',
     ttft: 'First token',
     status: 'Status',

@@ -24,6 +24,8 @@ const totals = (calls: number, errors: number, prompt: number, completion: numbe
   prompt_tokens: prompt,
   completion_tokens: completion,
   total_tokens: prompt + completion,
+  cost_usd: calls * 0.0125,
+  unpriced_requests: 0,
 });
 
 function overview(calls: number): UsageOverview {
@@ -56,6 +58,9 @@ describe('OverviewView', () => {
     const { wrapper } = await mountPage(OverviewView, { path: '/overview', user: { role: 'user' } });
     await settle();
     expect(wrapper.find('[data-stat=calls] .stat-value').text()).toBe('4');
+    expect(wrapper.find('[data-stat=spend] .stat-value').text()).toBe('$0.05');
+    expect(wrapper.find('[data-stat=spend] .stat-detail').exists()).toBe(false);
+    expect(wrapper.find('[data-chart-summary=spend]').text()).toContain('gpt-4o $0.0375');
     expect(wrapper.find('[data-stat=error-rate] .stat-value').text()).toBe('25%');
     expect(wrapper.find('[data-stat=average-latency] .stat-value').text()).toBe('420 ms');
     expect(wrapper.find('[data-stat=p95-latency] .stat-value').text()).toBe('1.5 s');

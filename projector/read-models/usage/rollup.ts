@@ -13,6 +13,14 @@ export function defaultGranularity(from: number, to: number): 'hour' | 'day' {
   return to - from > 3 * 24 * HOUR_MS ? 'day' : 'hour';
 }
 
+/**
+ * Costs are summed as integer nano-dollars (exact); the console API shows USD, converted once from
+ * the sum, so no rounding error accumulates.
+ */
+export function usdOfNano(nano: number): number {
+  return nano / 1e9;
+}
+
 export function hourOf(isoTime: string): number {
   const time = Date.parse(isoTime);
   return time - (time % HOUR_MS);
