@@ -3,7 +3,7 @@
  * `npm run rebuild`: drops every projection and rebuilds it from the event log, printing progress.
  * Stop the gateway (embedded) or the projector (cluster) first.
  */
-import { readSettings } from '../gateway/config/settings.ts';
+import { readStorageSettings } from '../platform/storage-settings.ts';
 import { rebuildCluster } from '../stores/cluster/rebuild.ts';
 import { rebuildEmbedded } from '../stores/embedded/rebuild.ts';
 
@@ -13,7 +13,7 @@ function report(applied: number, total: number): void {
 }
 
 async function main(): Promise<void> {
-  const settings = readSettings();
+  const settings = readStorageSettings();
   const started = performance.now();
   const applied = settings.cluster
     ? await rebuildCluster(settings.cluster, report)

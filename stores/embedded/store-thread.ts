@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PROJECT_ROOT } from '../../gateway/project-root.ts';
+import { PROJECT_ROOT } from '../../platform/project-root.ts';
 import type { MemoryLookups } from '../memory-lookups.ts';
 import type { LookupChange } from './engine.ts';
 import { setThreadPriority } from './thread-priority.ts';
