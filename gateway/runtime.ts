@@ -80,8 +80,7 @@ export async function createRuntime(
   // Seeded with no file too: channels the file used to hold are then handed to the console.
   const channels = await seedChannels(context, settings.configFile ? readConfigFile(settings.configFile).channels : []);
   const publisher = new EventPublisher(stores.events, {
-    onError: (error) =>
-      console.error(JSON.stringify({ level: 'error', msg: 'event append failed; will retry', error: String(error) })),
+    onError: (error) => log.error('event append failed; will retry', { error: String(error) }),
   });
   const router = new ChannelRouter(stores.lookups, keys.encryption);
   const upstream = new UpstreamClient({

@@ -3,6 +3,7 @@
  * `npm run rebuild`: drops every projection and rebuilds it from the event log, printing progress.
  * Stop the gateway (embedded) or the projector (cluster) first.
  */
+import { flushLogs, log } from '../platform/log.ts';
 import { readStorageSettings } from '../platform/storage-settings.ts';
 import { rebuildCluster } from '../stores/cluster/rebuild.ts';
 import { rebuildEmbedded } from '../stores/embedded/rebuild.ts';
@@ -25,6 +26,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`rebuild failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  log.error('rebuild failed', { error: error instanceof Error ? error.message : String(error) });
+  void flushLogs().then(() => process.exit(1));
 });

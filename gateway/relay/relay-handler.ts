@@ -6,6 +6,7 @@
  * in the background. Runs on bare node:http: no middleware on this path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { log } from '../../platform/log.ts';
 import type { LookupReadModel, QuotaLedger, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
@@ -251,9 +252,7 @@ function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record:
   }
   const failure = error instanceof GatewayError ? error : internalError();
   if (!(error instanceof GatewayError) && !(error instanceof Error && 'code' in error)) {
-    console.error(
-      JSON.stringify({ level: 'error', msg: 'relay failed', requestId: record.requestId, error: String(error) }),
-    );
+    log.error('relay failed', { requestId: record.requestId, error: String(error) });
   }
   if (response.headersSent) {
     // After the 200 the only channel left is the stream itself (wire-formats §1.6, §2.4).
