@@ -255,7 +255,7 @@ function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record:
     log.error('relay failed', { requestId: record.requestId, error: String(error) });
   }
   if (response.headersSent) {
-    // After the 200 the only channel left is the stream itself (wire-formats §1.6, §2.4).
+    // After the 200 the only channel left is the stream itself (docs/wire-formats.md §1.6, §2.4).
     record.fail(200, errorTypeOf(failure), failure.message);
     if (!response.writableEnded) response.end(endpoint.streamErrorFrame(failure, record.requestId));
     return;
