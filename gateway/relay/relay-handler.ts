@@ -247,6 +247,13 @@ async function relayOnce(
 
 function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record: RequestRecord, error: unknown): void {
   if (record.clientAborted) {
+    // The server's request deadline (REQUEST_TIMEOUT_MS) answers 408 itself and destroys the socket with
+    // this error; the request then ends as if the client had left, which it did not.
+    if ((response.req.socket?.errored as NodeJS.ErrnoException | null)?.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      record.clientAborted = false;
+      record.fail(408, 'request_timeout', 'The request did not arrive in full within the server deadline.');
+      return;
+    }
     record.fail(499, 'client_closed_request', 'The client closed the connection before the reply was complete.');
     return;
   }
