@@ -32,6 +32,7 @@ export default defineConfig({
             'test/**/*.spec.ts',
             'contracts/**/*.spec.ts',
             'gateway/**/*.spec.ts',
+            'platform/**/*.spec.ts',
             'projector/**/*.spec.ts',
             'stores/**/*.spec.ts',
             // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.

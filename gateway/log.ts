@@ -1,26 +1,13 @@
 /**
  * @module gateway/log
- * One JSON line per log record on stdout (errors on stderr), so log shippers need no parsing rules.
+ * The per-request log line, written through the shared JSON logger (platform/log.ts).
  * Never pass secrets here: keys appear only as hints, prompts and upstream keys never.
  */
+import { write } from '../platform/log.ts';
 import type { RequestRecord } from './relay/request-record.ts';
-
-export type Log = (message: string, extra?: Record<string, unknown>) => void;
 
 const levels = { debug: 10, info: 20, warn: 30, error: 40, fatal: 50, silent: 100 } as const;
 type Level = keyof typeof levels;
-
-function write(level: string, message: string, extra: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...extra });
-  if (level === 'error' || level === 'fatal') console.error(line);
-  else console.log(line);
-}
-
-export const log = {
-  info: ((message, extra) => write('info', message, extra)) as Log,
-  warn: ((message, extra) => write('warn', message, extra)) as Log,
-  error: ((message, extra) => write('error', message, extra)) as Log,
-};
 
 export interface Logger {
   /** One line per relayed request at info: what, where, how it went; never a key or a prompt. */

@@ -3,6 +3,7 @@
  * `npm start`: gateway, projector and console in one process on the embedded store.
  */
 import type { Server } from 'node:http';
+import { flushLogs, log } from '../platform/log.ts';
 import { readSettings } from './config/settings.ts';
 import { createRuntime } from './runtime.ts';
 
@@ -49,12 +50,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const base = `http://localhost:${settings.port}`;
-  const log = (message: string, extra: Record<string, unknown> = {}) =>
-    console.log(JSON.stringify({ level: 'info', msg: message, ...extra }));
-  log('gateway started', { url: base, mode: runtime.stores.mode, role, dataDirectory: settings.dataDirectory });
-  if (runtime.seeded.admin) log('created the first admin from ADMIN_EMAIL', { email: runtime.seeded.admin });
+  log.info('gateway started', { url: base, mode: runtime.stores.mode, role, dataDirectory: settings.dataDirectory });
+  if (runtime.seeded.admin) log.info('created the first admin from ADMIN_EMAIL', { email: runtime.seeded.admin });
   if (runtime.stores.lookups.channels().length === 0) {
-    log(
+    log.info(
       'no channels configured yet: nothing can be relayed. Add one with a GATEWAY_CONFIG file, e.g. ' +
         "channels: [{name: openai, type: openai, base_url: 'https://api.openai.com/v1', api_key: 'sk-...', models: [gpt-4o-mini]}] " +
         '(see README, "Configuration").',
@@ -64,11 +63,12 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log('shutting down', { signal });
+    log.info('shutting down', { signal });
     // The grace period for requests in flight, then time to flush events and close the stores.
     const deadline = setTimeout(() => process.exit(1), settings.shutdownGraceMs + 15_000);
     deadline.unref();
     await runtime.close();
+    await flushLogs();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -76,6 +76,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', msg: error instanceof Error ? error.message : String(error) }));
-  process.exit(1);
+  log.fatal(error instanceof Error ? error.message : String(error));
+  void flushLogs().then(() => process.exit(1));
 });

@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
+import { log } from '../platform/log.ts';
+import { PROJECT_ROOT } from '../platform/project-root.ts';
 import { createEmbeddedStores } from '../stores/embedded/index.ts';
 import type { Stores } from '../stores/ports.ts';
 import { ensureAdmin } from './commands/accounts.ts';
@@ -15,10 +17,9 @@ import { readConfigFile } from './config/config-file.ts';
 import type { Settings } from './config/settings.ts';
 import { createConsoleApp } from './console-api/app.ts';
 import { EventPublisher } from './events/publisher.ts';
-import { createLogger, log } from './log.ts';
+import { createLogger } from './log.ts';
 import { GatewayMetrics } from './metrics.ts';
 import { PriceBook } from './pricing/price-book.ts';
-import { PROJECT_ROOT } from './project-root.ts';
 import { BacklogAdmission } from './relay/backlog-admission.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
 import { CircuitBreakers } from './relay/circuit-breaker.ts';
@@ -81,8 +82,7 @@ export async function createRuntime(
   // Seeded with no file too: channels the file used to hold are then handed to the console.
   const channels = await seedChannels(context, configFile?.channels ?? []);
   const publisher = new EventPublisher(stores.events, {
-    onError: (error) =>
-      console.error(JSON.stringify({ level: 'error', msg: 'event append failed; will retry', error: String(error) })),
+    onError: (error) => log.error('event append failed; will retry', { error: String(error) }),
   });
   const router = new ChannelRouter(stores.lookups, keys.encryption);
   const upstream = new UpstreamClient({

@@ -3,12 +3,12 @@
  * `npm run projector`: the cluster projector role. Restartable at any point: it resumes from the last
  * committed offsets and its writes are idempotent.
  */
-import { readSettings } from '../gateway/config/settings.ts';
-import { log } from '../gateway/log.ts';
+import { flushLogs, log } from '../platform/log.ts';
+import { readStorageSettings } from '../platform/storage-settings.ts';
 import { startClusterProjector } from '../stores/cluster/index.ts';
 
 async function main(): Promise<void> {
-  const settings = readSettings();
+  const settings = readStorageSettings();
   if (!settings.cluster) {
     throw new Error(
       'The projector role is for cluster mode: set KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL. In embedded mode `npm start` projects in-process.',
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     log.info('projector stopping', { signal });
     await running.close();
+    await flushLogs();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -32,5 +33,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   log.error('projector failed', { error: error instanceof Error ? error.message : String(error) });
-  process.exit(1);
+  void flushLogs().then(() => process.exit(1));
 });

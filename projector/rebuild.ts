@@ -3,7 +3,8 @@
  * `npm run rebuild`: drops every projection and rebuilds it from the event log, printing progress.
  * Stop the gateway (embedded) or the projector (cluster) first.
  */
-import { readSettings } from '../gateway/config/settings.ts';
+import { flushLogs, log } from '../platform/log.ts';
+import { readStorageSettings } from '../platform/storage-settings.ts';
 import { rebuildCluster } from '../stores/cluster/rebuild.ts';
 import { rebuildEmbedded } from '../stores/embedded/rebuild.ts';
 
@@ -13,7 +14,7 @@ function report(applied: number, total: number): void {
 }
 
 async function main(): Promise<void> {
-  const settings = readSettings();
+  const settings = readStorageSettings();
   const started = performance.now();
   const applied = settings.cluster
     ? await rebuildCluster(settings.cluster, report)
@@ -25,6 +26,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`rebuild failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  log.error('rebuild failed', { error: error instanceof Error ? error.message : String(error) });
+  void flushLogs().then(() => process.exit(1));
 });

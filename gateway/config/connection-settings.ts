@@ -6,7 +6,7 @@
  * can run for minutes. See docs/reliability.md ("Slow and idle clients").
  */
 import { readFileSync } from 'node:fs';
-import { integer } from './read-integer.ts';
+import { integer } from '../../platform/read-integer.ts';
 
 export interface ConnectionSettings {
   /** the whole request, headers and body, must have arrived within this long; 0: no limit */

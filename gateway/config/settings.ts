@@ -1,16 +1,15 @@
 /**
  * @module gateway/config/settings
- * Every setting comes from the environment (documented in the README's configuration reference).
+ * Every setting comes from the environment (documented in the README's configuration reference). Where
+ * the data lives is read in platform/storage-settings.ts, which the projector shares.
  */
-import path from 'node:path';
-import type { ClusterSettings } from '../../stores/cluster/connections.ts';
+import { integer } from '../../platform/read-integer.ts';
+import { readStorageSettings, type StorageSettings } from '../../platform/storage-settings.ts';
 import { type ConnectionSettings, readConnectionSettings } from './connection-settings.ts';
-import { integer } from './read-integer.ts';
 
-export interface Settings {
+export interface Settings extends StorageSettings {
   port: number;
   host: string;
-  dataDirectory: string;
   secret: string | undefined;
   configFile: string | undefined;
   adminEmail: string | undefined;
@@ -48,7 +47,6 @@ export interface Settings {
   metricsToken: string | undefined;
   /** mark session cookies Secure (set when the gateway is served over TLS) */
   secureCookies: boolean;
-  cluster: ClusterSettings | null;
   logLevel: string;
 }
 
@@ -59,17 +57,13 @@ function trustProxy(value: string | undefined): number {
 }
 
 export function readSettings(environment: NodeJS.ProcessEnv = process.env): Settings {
-  const { KAFKA_BROKERS, CLICKHOUSE_URL, REDIS_URL } = environment;
-  const clusterVariables = [KAFKA_BROKERS, CLICKHOUSE_URL, REDIS_URL].filter(Boolean).length;
-  if (clusterVariables > 0 && clusterVariables < 3) {
-    throw new Error('Cluster mode needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL all set; set all three or none.');
-  }
+  const storage = readStorageSettings(environment);
   const bodyLimitBytes = integer(environment.BODY_LIMIT_BYTES, 20 * 1024 * 1024, 'BODY_LIMIT_BYTES');
   const trustProxyHops = trustProxy(environment.TRUST_PROXY);
   return {
     port: integer(environment.PORT, 3000, 'PORT'),
     host: environment.HOST ?? '0.0.0.0',
-    dataDirectory: path.resolve(environment.DATA_DIR ?? 'data'),
+    dataDirectory: storage.dataDirectory,
     secret: environment.GATEWAY_SECRET || undefined,
     configFile: environment.GATEWAY_CONFIG || undefined,
     adminEmail: environment.ADMIN_EMAIL || undefined,
@@ -91,18 +85,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     storeWorkerNice: Math.min(19, integer(environment.STORE_WORKER_NICE, 19, 'STORE_WORKER_NICE')),
     metricsToken: environment.METRICS_TOKEN || undefined,
     secureCookies: environment.SECURE_COOKIES === 'true',
-    cluster:
-      clusterVariables === 3
-        ? {
-            kafkaBrokers: KAFKA_BROKERS!,
-            clickhouseUrl: CLICKHOUSE_URL!,
-            redisUrl: REDIS_URL!,
-            namespace: environment.CLUSTER_NAMESPACE ?? 'gateway.',
-            clickhouseDatabase: environment.CLICKHOUSE_DATABASE ?? 'gateway',
-            trafficRetentionHours: integer(environment.TRAFFIC_RETENTION_HOURS, 168, 'TRAFFIC_RETENTION_HOURS'),
-            usageRetentionMonths: integer(environment.USAGE_RETENTION_MONTHS, 0, 'USAGE_RETENTION_MONTHS'),
-          }
-        : null,
+    cluster: storage.cluster,
     logLevel: environment.LOG_LEVEL ?? 'info',
   };
 }

@@ -6,6 +6,7 @@
 import type { ErrorRequestHandler } from 'express';
 import type { z } from 'zod';
 import type { ConsoleError } from '../../contracts/console-api.ts';
+import { log } from '../../platform/log.ts';
 import { GuardBusyError } from '../../stores/ports.ts';
 import { CommandError, type CommandErrorKind } from '../commands/errors.ts';
 import { describeIssues, firstIssueField } from '../relay/validation-message.ts';
@@ -108,7 +109,7 @@ export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, 
   if (storageCode === 'SQLITE_FULL' || storageCode === 'ENOSPC') {
     // The embedded store's disk is full: say so, instead of a generic failure. A change whose event was
     // appended before the projection hit the full disk appears once space is back.
-    console.error(JSON.stringify({ level: 'error', msg: 'storage full', error: String((error as Error)?.message) }));
+    log.error('storage full', { error: String((error as Error)?.message) });
     response
       .status(507)
       .json(
@@ -121,7 +122,7 @@ export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, 
     return;
   }
   if (storeUnavailable(error)) {
-    console.error(JSON.stringify({ level: 'error', msg: 'store unavailable', error: String(error?.stack ?? error) }));
+    log.error('store unavailable', { error: String(error?.stack ?? error) });
     response.setHeader('retry-after', '5');
     response
       .status(503)
@@ -138,8 +139,6 @@ export const apiErrorHandler: ErrorRequestHandler = (error, _request, response, 
     response.status(status).json(new ApiError(status, 'invalid_request', (error as Error).message).body());
     return;
   }
-  console.error(
-    JSON.stringify({ level: 'error', msg: 'console api failed', error: String((error as Error)?.stack ?? error) }),
-  );
+  log.error('console api failed', { error: String((error as Error)?.stack ?? error) });
   response.status(500).json(new ApiError(500, 'internal_error', 'Something went wrong on our side; try again.').body());
 };

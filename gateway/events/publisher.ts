@@ -20,9 +20,8 @@ export interface EventPublisherOptions {
  * A flush cuts the queue into serialised batches of at most this many events (about 60 KB of traffic
  * events), and an append hands several over side by side, never joined. Memory blocks over 128 KB (a
  * string in V8's heap, or a buffer from malloc under the start script's MALLOC_MMAP_THRESHOLD_) are
- * each mapped fresh and unmapped when freed: joined batches measured at about 0.7 page faults per
- * request on this thread and 1.0 on the store worker's; batches this small, kept as bytes (see
- * EventLog.serialize), 0.05 on each.
+ * each mapped fresh and unmapped when freed, a page fault each time; batches this small, kept as bytes
+ * (see EventLog.serialize), avoid that (figures: docs/performance.md, "What this round changed").
  */
 const SERIALIZED_BATCH = 100;
 

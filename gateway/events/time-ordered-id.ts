@@ -1,10 +1,10 @@
 /**
  * @module gateway/events/time-ordered-id
  * UUIDv7 ids (RFC 9562) for events and requests, three of them for every relayed request. Laid out
- * and printed here rather than by the `uuid` package (which the rarer ids still use): its printing
- * joins sixteen two-character strings, which cost more than the id's other work together (about
- * 350 ns against 150 ns here, and a dozen short-lived strings). The random bytes come from a 16 KB
- * pool, because `randomFillSync` is costly enough per call to show in the serving thread's profile.
+ * and printed here rather than by the `uuid` package (which the rarer ids still use), whose printing
+ * of sixteen two-character strings costs more than the id's other work together; the random bytes
+ * come from a 16 KB pool, because `randomFillSync` per id shows in the serving thread's profile
+ * (figures: docs/performance.md, "Figures behind choices in the code").
  *
  * Ids stay in creation order within a millisecond: the 32-bit counter of RFC 9562 (method 1) starts
  * at a random value each millisecond and counts up, laid out as the `uuid` package lays out its own.

@@ -5,6 +5,7 @@
  * keys are decrypted once at that moment, in memory only.
  */
 import type { ChannelType } from '../../contracts/events/index.ts';
+import { log } from '../../platform/log.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { keyCiphertextsOf } from '../commands/channels.ts';
@@ -70,13 +71,7 @@ export class ChannelRouter {
     try {
       apiKeys = keyCiphertextsOf(document).map((ciphertext) => decryptSecret(ciphertext, this.#encryptionKey));
     } catch {
-      console.error(
-        JSON.stringify({
-          level: 'error',
-          msg: 'channel key cannot be decrypted; channel skipped',
-          channel: document.name,
-        }),
-      );
+      log.error('channel key cannot be decrypted; channel skipped', { channel: document.name });
       return null;
     }
     return {

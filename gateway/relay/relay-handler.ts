@@ -6,6 +6,7 @@
  * in the background. Runs on bare node:http: no middleware on this path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { log } from '../../platform/log.ts';
 import type { LookupReadModel, QuotaLedger, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
@@ -252,17 +253,22 @@ async function relayOnce(
 
 function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record: RequestRecord, error: unknown): void {
   if (record.clientAborted) {
+    // The server's request deadline (REQUEST_TIMEOUT_MS) answers 408 itself and destroys the socket with
+    // this error; the request then ends as if the client had left, which it did not.
+    if ((response.req.socket?.errored as NodeJS.ErrnoException | null)?.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      record.clientAborted = false;
+      record.fail(408, 'request_timeout', 'The request did not arrive in full within the server deadline.');
+      return;
+    }
     record.fail(499, 'client_closed_request', 'The client closed the connection before the reply was complete.');
     return;
   }
   const failure = error instanceof GatewayError ? error : internalError();
   if (!(error instanceof GatewayError) && !(error instanceof Error && 'code' in error)) {
-    console.error(
-      JSON.stringify({ level: 'error', msg: 'relay failed', requestId: record.requestId, error: String(error) }),
-    );
+    log.error('relay failed', { requestId: record.requestId, error: String(error) });
   }
   if (response.headersSent) {
-    // After the 200 the only channel left is the stream itself (wire-formats §1.6, §2.4).
+    // After the 200 the only channel left is the stream itself (docs/wire-formats.md §1.6, §2.4).
     record.fail(200, errorTypeOf(failure), failure.message);
     if (!response.writableEnded) response.end(endpoint.streamErrorFrame(failure, record.requestId));
     return;

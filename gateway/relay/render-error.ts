@@ -1,6 +1,6 @@
 /**
  * @module gateway/relay/render-error
- * Renders a GatewayError in each endpoint's own error shape (wire-formats §1.6, §2.5). The SDKs pick
+ * Renders a GatewayError in each endpoint's own error shape (docs/wire-formats.md §1.6, §2.5). The SDKs pick
  * their exception class from the status, so the status matters most; type strings follow what each
  * provider sends.
  */

@@ -1,6 +1,6 @@
 /**
  * @module gateway/relay/upstream-error
- * Maps an upstream's error answer to the gateway's error (wire-formats §3.7), keeping the upstream's
+ * Maps an upstream's error answer to the gateway's error (docs/wire-formats.md §3.7), keeping the upstream's
  * message where it helps the client and hiding it where it concerns the channel's own credentials.
  * The message is scrubbed of the channel's keys and of anything shaped like a key before it goes
  * anywhere: the client's answer, the request's record and the logs all take it from here.

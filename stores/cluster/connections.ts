@@ -7,22 +7,12 @@
 import { type ClickHouseClient, createClient as createClickHouseClient } from '@clickhouse/client';
 import { Kafka, logLevel } from 'kafkajs';
 import { createClient as createRedisClient } from 'redis';
+import type { ClusterSettings } from '../../platform/storage-settings.ts';
 import { addedColumns, schemaStatements } from './clickhouse-schema.ts';
 import { identifier, stringLiteral } from './clickhouse-sql.ts';
 import type { Redis } from './redis-keys.ts';
 
-export interface ClusterSettings {
-  kafkaBrokers: string;
-  clickhouseUrl: string;
-  redisUrl: string;
-  /** prefix of topics, consumer groups and Redis keys; lets several deployments share servers */
-  namespace: string;
-  clickhouseDatabase: string;
-  /** how long traffic events stay in Kafka (ClickHouse keeps the history) */
-  trafficRetentionHours: number;
-  /** months of usage ClickHouse keeps (whole monthly partitions); 0 keeps everything */
-  usageRetentionMonths: number;
-}
+export type { ClusterSettings };
 
 export function connectKafka(settings: ClusterSettings, clientId: string): Kafka {
   return new Kafka({

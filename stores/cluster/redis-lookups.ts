@@ -5,6 +5,7 @@
  * Redis before it is refused, which is what makes a key created on another node work here at once
  * (the relay calls `ensureKeyHash` for a key hash not in memory).
  */
+import { log } from '../../platform/log.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
@@ -35,7 +36,7 @@ export class RedisLookups extends MemoryLookups {
   async start(): Promise<void> {
     await this.#subscriber.subscribe(this.#keys.changes, (message) => {
       void this.#onChanges(message).catch((error: unknown) =>
-        console.error(JSON.stringify({ level: 'error', msg: 'lookup reload failed', error: String(error) })),
+        log.error('lookup reload failed', { error: String(error) }),
       );
     });
     for (const collection of ['users', 'tokens', 'channels'] as const) {
@@ -78,9 +79,7 @@ export class RedisLookups extends MemoryLookups {
       // One line per 10 s: during an outage every unknown key would otherwise log one.
       if (Date.now() - this.#lastWarning < 10_000) return;
       this.#lastWarning = Date.now();
-      console.error(
-        JSON.stringify({ level: 'warn', msg: 'Redis lookup failed; answering from memory', error: String(error) }),
-      );
+      log.warn('Redis lookup failed; answering from memory', { error: String(error) });
     }
   }
 

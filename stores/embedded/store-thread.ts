@@ -8,7 +8,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PROJECT_ROOT } from '../../gateway/project-root.ts';
+import { log } from '../../platform/log.ts';
+import { PROJECT_ROOT } from '../../platform/project-root.ts';
 import type { MemoryLookups } from '../memory-lookups.ts';
 import type { LookupChange } from './engine.ts';
 import { setThreadPriority } from './thread-priority.ts';
@@ -87,7 +88,7 @@ export class StoreThread {
         }
       });
       worker.on('error', (error) => {
-        console.error(JSON.stringify({ level: 'error', msg: 'store worker failed', error: String(error) }));
+        log.error('store worker failed', { error: String(error) });
         reject(error);
       });
       worker.on('exit', (code) => {

@@ -6,6 +6,7 @@
  * so that a burst of appends becomes one projection batch.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { log } from '../../platform/log.ts';
 import { EmbeddedEngine } from './engine.ts';
 import { currentThreadId, lowerThreadPriority } from './thread-priority.ts';
 import { type StoreRequest, serializeError, type WorkerMessage } from './worker-protocol.ts';
@@ -66,7 +67,7 @@ function scheduleProjection(delayMs = 0): void {
       project();
     } catch (error) {
       // The events are safe in the log (a full disk: SQLITE_FULL); try again shortly.
-      console.error(JSON.stringify({ level: 'error', msg: 'projection failed; will retry', error: String(error) }));
+      log.error('projection failed; will retry', { error: String(error) });
       scheduleProjection(1_000);
     }
   };

@@ -2,18 +2,17 @@
  * @module stores/embedded/thread-priority
  * Lowers the scheduling priority of the calling thread only. The store worker does the embedded
  * store's background work (appending the event log, projecting it); when it shares a core with the
- * relay thread, the upstream or a client, the relay should win: measured on two cores, a store worker
- * at the relay's priority added about 0.3 ms to the relay's 99th-percentile latency at one request at
- * a time, and at 64 clients the relay served about 15% fewer requests, while a worker at nice 19 kept
- * up with every append and projection in spare time. Should it ever fall far behind, the relay refuses
- * new requests rather than queue their events without bound (EVENT_QUEUE_LIMIT).
+ * relay thread, the upstream or a client, the relay should win, and a worker at the relay's priority
+ * cost the relay latency and throughput (figures: docs/performance.md, "Figures behind choices in the
+ * code"). Should it ever fall far behind, the relay refuses new requests rather than queue their events
+ * without bound (EVENT_QUEUE_LIMIT).
  *
  * Linux gives each thread its own nice value, and `setpriority` takes a thread id; elsewhere, or
  * without /proc/thread-self, nothing changes (never the whole process's priority). Raising a nice
  * value needs no privilege; lowering it again needs CAP_SYS_NICE (root, or a raised RLIMIT_NICE).
  *
- * A worker that yields to everything starves when other processes keep the cores busy: measured, one
- * CPU-bound process beside the gateway held it so far behind that the relay refused every request. So
+ * A worker that yields to everything starves when other processes keep the cores busy (one busy
+ * process beside the gateway was enough: docs/performance.md, "Goodput under contention"). So
  * the relay, when requests start waiting for the log (backlog-admission.ts), gives the worker back the
  * relay's own priority (`setThreadPriority(id, 0)`) until the backlog is gone, where it may.
  */

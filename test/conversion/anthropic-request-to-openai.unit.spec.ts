@@ -1,5 +1,5 @@
 /**
- * A Messages request converted for an OpenAI-format upstream (wire-formats §3.2).
+ * A Messages request converted for an OpenAI-format upstream (docs/wire-formats.md §3.2).
  */
 import { describe, expect, it } from 'vitest';
 import { anthropicRequestToOpenAI } from '../../gateway/providers/conversion/anthropic-request-to-openai.ts';

@@ -1,6 +1,6 @@
 /**
  * Errors across formats: an upstream error before the first byte reaches the client in the client's
- * shape and status (wire-formats §3.7); one after the first byte becomes an in-stream error of the
+ * shape and status (docs/wire-formats.md §3.7); one after the first byte becomes an in-stream error of the
  * client's format; a client that leaves mid-stream aborts the upstream call and its usage so far is
  * recorded.
  */

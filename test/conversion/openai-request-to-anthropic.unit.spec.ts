@@ -1,5 +1,5 @@
 /**
- * A Chat Completions request converted for an Anthropic upstream (wire-formats §3.1 and the request
+ * A Chat Completions request converted for an Anthropic upstream (docs/wire-formats.md §3.1 and the request
  * pitfalls of §3.8).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Whole (non-streamed) replies converted both ways, fed with the recorded-shape fixtures: content,
- * tool calls, thinking, finish reasons and usage (wire-formats §3.3, §3.4, §3.4b).
+ * tool calls, thinking, finish reasons and usage (docs/wire-formats.md §3.3, §3.4, §3.4b).
  */
 import { describe, expect, it } from 'vitest';
 import { anthropicForChatCompletions } from '../../gateway/providers/conversion/anthropic-for-chat-completions.ts';
@@ -203,7 +203,7 @@ describe('Chat Completion → Anthropic message', () => {
   });
 });
 
-describe('stop reasons (wire-formats §3.3)', () => {
+describe('stop reasons (docs/wire-formats.md §3.3)', () => {
   it('maps every Anthropic stop_reason to its finish_reason', () => {
     const table = {
       end_turn: 'stop',

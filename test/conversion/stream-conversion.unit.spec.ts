@@ -1,6 +1,6 @@
 /**
  * Streams converted both ways, one upstream event at a time, fed with the recorded-shape fixtures and
- * checked against every rule the official clients enforce (wire-formats TL;DR, §3.6, §3.8, §4).
+ * checked against every rule the official clients enforce (docs/wire-formats.md TL;DR, §3.6, §3.8, §4).
  */
 import { describe, expect, it } from 'vitest';
 import { anthropicForChatCompletions } from '../../gateway/providers/conversion/anthropic-for-chat-completions.ts';

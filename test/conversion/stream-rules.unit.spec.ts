@@ -1,5 +1,5 @@
 /**
- * The stream rule checkers catch what they claim to: each known violation from wire-formats §3.8 is
+ * The stream rule checkers catch what they claim to: each known violation from docs/wire-formats.md §3.8 is
  * reported (a checker that passes everything would prove nothing).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * @module gateway/providers/anthropic/usage
  * Anthropic's `input_tokens` excludes cached parts; the gateway counts prompt tokens the OpenAI way,
- * so prompt = input + cache read + cache creation (wire-formats §3.4), never double-counted. The
+ * so prompt = input + cache read + cache creation (docs/wire-formats.md §3.4), never double-counted. The
  * figures are the upstream's word, checked before they count (usage-check.ts).
  */
 import type { AnthropicUsage } from '../../../contracts/anthropic/messages-response.ts';

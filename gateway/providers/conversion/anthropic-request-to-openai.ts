@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/anthropic-request-to-openai
- * An Anthropic Messages request as a Chat Completions request (wire-formats §3.2). Tool results become
+ * An Anthropic Messages request as a Chat Completions request (docs/wire-formats.md §3.2). Tool results become
  * `tool` messages placed before the rest of their user turn; thinking blocks the client sends back are
  * dropped (an OpenAI-format upstream cannot verify them). Dropped fields are named in the warnings.
  */

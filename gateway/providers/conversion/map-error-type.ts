@@ -1,7 +1,7 @@
 /**
  * @module gateway/providers/conversion/map-error-type
  * The type of an error an upstream reports inside a stream (after the 200), in the client's
- * vocabulary (wire-formats §3.7). Errors before the first byte go through the relay's own mapping;
+ * vocabulary (docs/wire-formats.md §3.7). Errors before the first byte go through the relay's own mapping;
  * these only ever travel as in-stream frames, where no status exists to carry the meaning.
  */
 

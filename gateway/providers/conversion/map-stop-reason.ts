@@ -1,7 +1,7 @@
 /**
  * @module gateway/providers/conversion/map-stop-reason
  * Anthropic `stop_reason` and OpenAI `finish_reason` to and from the neutral finish reason
- * (wire-formats §3.3). Unknown and null values count as a natural stop, as LiteLLM and new-api do.
+ * (docs/wire-formats.md §3.3). Unknown and null values count as a natural stop, as LiteLLM and new-api do.
  * @see https://docs.anthropic.com/en/api/messages#response-stop-reason
  * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
  */

@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/map-usage
- * Usage in each wire format from the gateway's token counts (wire-formats §3.4). The counts are in
+ * Usage in each wire format from the gateway's token counts (docs/wire-formats.md §3.4). The counts are in
  * OpenAI semantics (prompt includes cached and cache-write tokens), so OpenAI's usage is a rename and
  * Anthropic's `input_tokens` is what remains once both cache parts are taken out: a client that adds
  * the three Anthropic fields gets the prompt back, never a double count (pitfall 15).

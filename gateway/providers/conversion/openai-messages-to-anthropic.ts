@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/openai-messages-to-anthropic
- * OpenAI chat messages as Anthropic's `system` and turns (wire-formats §3.1): system and developer
+ * OpenAI chat messages as Anthropic's `system` and turns (docs/wire-formats.md §3.1): system and developer
  * messages are hoisted into `system`; tool calls become `tool_use` blocks and tool messages
  * `tool_result` blocks of one user turn; consecutive same-role turns are merged, as Anthropic would.
  */

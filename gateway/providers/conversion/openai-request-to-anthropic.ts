@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/openai-request-to-anthropic
- * A Chat Completions request as an Anthropic Messages request (wire-formats §3.1). What has no
+ * A Chat Completions request as an Anthropic Messages request (docs/wire-formats.md §3.1). What has no
  * Anthropic equivalent is dropped and named in the returned warnings (sent back in the
  * `x-gateway-warnings` header, listed in docs/conversion.md); only `n > 1`, which would silently
  * return fewer choices than asked, is refused.

@@ -39,7 +39,7 @@ export interface Reply extends UsageRefusalNote {
 
 /**
  * One step of a streamed reply. Tool calls are numbered 0, 1, 2… in the order they start (`toolIndex`),
- * whatever the upstream numbered them by (wire-formats §3.8 pitfall 1).
+ * whatever the upstream numbered them by (docs/wire-formats.md §3.8 pitfall 1).
  */
 export type ReplyPart =
   /** `usage` holds what is known at the start (Anthropic reports input tokens there), else null */

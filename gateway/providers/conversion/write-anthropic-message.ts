@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/write-anthropic-message
- * A neutral reply as an Anthropic `Message` (wire-formats §3.4b): blocks in their order, no empty text
+ * A neutral reply as an Anthropic `Message` (docs/wire-formats.md §3.4b): blocks in their order, no empty text
  * blocks, tool ids made valid for Anthropic, and `stop_reason: tool_use` whenever a tool was called
  * (pitfall 6). Thinking from an OpenAI-format upstream has no signature; it is sent with `""`.
  */

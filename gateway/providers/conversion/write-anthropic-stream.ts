@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/write-anthropic-stream
- * Neutral reply parts as Anthropic events (wire-formats TL;DR, Anthropic output): an `event:` line on
+ * Neutral reply parts as Anthropic events (docs/wire-formats.md TL;DR, Anthropic output): an `event:` line on
  * every event; one `message_start` first, with a usage object; blocks at indexes 0, 1, 2… with one open
  * at a time, each started, fed deltas of its own type and stopped (pitfalls 3, 4); no empty text
  * blocks; one `message_delta` with `output_tokens`, then `message_stop`. The stop reason is held until

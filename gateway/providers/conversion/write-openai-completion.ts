@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/write-openai-completion
- * A neutral reply as a Chat Completion (wire-formats §3.4b): one choice at index 0, text blocks joined
+ * A neutral reply as a Chat Completion (docs/wire-formats.md §3.4b): one choice at index 0, text blocks joined
  * into `content`, tool calls in order, thinking as `reasoning_content` (the DeepSeek field most clients
  * read) plus `thinking_blocks` with their signatures, which a client may send back on its next turn so
  * that an Anthropic upstream accepts a thinking tool loop (LiteLLM's convention).

@@ -1,6 +1,6 @@
 /**
  * @module gateway/providers/conversion/write-openai-stream
- * Neutral reply parts as OpenAI chunks (wire-formats TL;DR, OpenAI output): `data:` lines only; the
+ * Neutral reply parts as OpenAI chunks (docs/wire-formats.md TL;DR, OpenAI output): `data:` lines only; the
  * same id, created and model in every chunk; choice index 0; `role` in the first delta only; a tool
  * call's id, type and name in its first delta only, with a 0-based per-call `index`; exactly one
  * finish_reason; the usage chunk (`choices: []`) only when the client asked, before `[DONE]`.

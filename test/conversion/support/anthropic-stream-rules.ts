@@ -1,6 +1,6 @@
 /**
  * The rules an Anthropic-format stream must keep for the official clients and Claude Code
- * (wire-formats TL;DR, §3.6-B invariants, §4.3, §4.4), checked event by event. Returns every violation
+ * (docs/wire-formats.md TL;DR, §3.6-B invariants, §4.3, §4.4), checked event by event. Returns every violation
  * found, plus the message the events add up to (as the SDKs accumulate it).
  */
 import type { ParsedEvent } from './sse.ts';

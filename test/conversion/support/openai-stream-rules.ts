@@ -1,5 +1,5 @@
 /**
- * The rules an OpenAI-format stream must keep for the official clients (wire-formats TL;DR and §4.1,
+ * The rules an OpenAI-format stream must keep for the official clients (docs/wire-formats.md TL;DR and §4.1,
  * §4.2), checked frame by frame. Returns every violation found, plus the message the frames add up to.
  */
 import type { ParsedEvent } from './sse.ts';

@@ -1,8 +1,8 @@
 /**
- * @module gateway/project-root
- * The repository's root directory, found by walking up from this module to the package.json. The
- * gateway runs both from source (tsx) and from the bundle in dist/, where this module sits at another
- * depth, so paths to the console and other files are resolved from here rather than `../`.
+ * @module platform/project-root
+ * The repository's root directory, found by walking up from this module to the package.json. Every
+ * role runs both from source (tsx) and from the bundle in dist/, where this module sits at another
+ * depth, so paths to the console, the store worker and other files are resolved from here rather than `../`.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * @module gateway/config/read-integer
+ * @module platform/read-integer
  * Reads one whole-number setting from the environment, refusing anything else with the variable's name.
  */
 

@@ -1,0 +1,50 @@
+/**
+ * @module platform/storage-settings
+ * Where the events and projections live: the embedded data directory, or the cluster's servers. Every
+ * role reads these from the environment the same way (the gateway's other settings are in
+ * gateway/config/settings.ts); the README's configuration reference documents the variables.
+ */
+import path from 'node:path';
+import { integer } from './read-integer.ts';
+
+export interface ClusterSettings {
+  kafkaBrokers: string;
+  clickhouseUrl: string;
+  redisUrl: string;
+  /** prefix of topics, consumer groups and Redis keys; lets several deployments share servers */
+  namespace: string;
+  clickhouseDatabase: string;
+  /** how long traffic events stay in Kafka (ClickHouse keeps the history) */
+  trafficRetentionHours: number;
+  /** months of usage ClickHouse keeps (whole monthly partitions); 0 keeps everything */
+  usageRetentionMonths: number;
+}
+
+export interface StorageSettings {
+  dataDirectory: string;
+  /** null in embedded mode */
+  cluster: ClusterSettings | null;
+}
+
+export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env): StorageSettings {
+  const { KAFKA_BROKERS, CLICKHOUSE_URL, REDIS_URL } = environment;
+  const clusterVariables = [KAFKA_BROKERS, CLICKHOUSE_URL, REDIS_URL].filter(Boolean).length;
+  if (clusterVariables > 0 && clusterVariables < 3) {
+    throw new Error('Cluster mode needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL all set; set all three or none.');
+  }
+  return {
+    dataDirectory: path.resolve(environment.DATA_DIR ?? 'data'),
+    cluster:
+      clusterVariables === 3
+        ? {
+            kafkaBrokers: KAFKA_BROKERS!,
+            clickhouseUrl: CLICKHOUSE_URL!,
+            redisUrl: REDIS_URL!,
+            namespace: environment.CLUSTER_NAMESPACE ?? 'gateway.',
+            clickhouseDatabase: environment.CLICKHOUSE_DATABASE ?? 'gateway',
+            trafficRetentionHours: integer(environment.TRAFFIC_RETENTION_HOURS, 168, 'TRAFFIC_RETENTION_HOURS'),
+            usageRetentionMonths: integer(environment.USAGE_RETENTION_MONTHS, 0, 'USAGE_RETENTION_MONTHS'),
+          }
+        : null,
+  };
+}

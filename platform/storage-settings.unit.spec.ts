@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readStorageSettings } from './storage-settings.ts';
+
+const servers = { KAFKA_BROKERS: 'kafka:9092', CLICKHOUSE_URL: 'http://clickhouse:8123', REDIS_URL: 'redis://redis' };
+
+describe('readStorageSettings', () => {
+  it('is embedded, in ./data, when no cluster server is named', () => {
+    expect(readStorageSettings({})).toEqual({ dataDirectory: path.resolve('data'), cluster: null });
+  });
+
+  it('is cluster mode with all three servers, with the documented defaults', () => {
+    expect(readStorageSettings({ ...servers, USAGE_RETENTION_MONTHS: '13' }).cluster).toEqual({
+      kafkaBrokers: 'kafka:9092',
+      clickhouseUrl: 'http://clickhouse:8123',
+      redisUrl: 'redis://redis',
+      namespace: 'gateway.',
+      clickhouseDatabase: 'gateway',
+      trafficRetentionHours: 168,
+      usageRetentionMonths: 13,
+    });
+  });
+
+  it('refuses two of the three servers, and a retention that is not a whole number', () => {
+    expect(() => readStorageSettings({ KAFKA_BROKERS: 'kafka:9092', REDIS_URL: 'redis://redis' })).toThrow(
+      /KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL all set/,
+    );
+    expect(() => readStorageSettings({ ...servers, TRAFFIC_RETENTION_HOURS: '1.5' })).toThrow(
+      /TRAFFIC_RETENTION_HOURS/,
+    );
+  });
+});
