@@ -160,7 +160,10 @@ export function consoleJourney(options: JourneyOptions): void {
       expect(await calls.getAttribute('data-total')).toBe('4');
       const tokens = Number(await page.locator('[data-chart-summary=tokens]').getAttribute('data-total'));
       expect(tokens).toBeGreaterThan(0);
-      expect(await page.locator('.chart canvas').count()).toBe(4);
+      // Four charts as before, and the spend by model beside them.
+      expect(await page.locator('.chart canvas').count()).toBe(5);
+      // gpt-4o-mini has a price in the price database: the spend is a sum in dollars, not unknown.
+      expect(await page.textContent('[data-stat=spend] .stat-value')).toMatch(/\$\s?0\.\d+/);
       expect(await page.textContent('[data-stat=error-rate] .stat-value')).toBe('25%');
       expect(await page.textContent('[data-chart-summary=top-keys]')).toContain('e2e key');
       await screenshot(page, `${options.artifacts}/overview`);
