@@ -121,7 +121,7 @@ async function waitForApplied(
       marks.push(first);
     }
     const last = marks.at(-1);
-    if (first && last && now - last.at >= WINDOW_MS && now - first.at <= sustainMs + 50)
+    if (first && last && now - last.at >= WINDOW_MS && marks.length <= sustainMs / WINDOW_MS)
       marks.push({ at: now, applied });
   }
   const done = { at: performance.now(), applied: events };
