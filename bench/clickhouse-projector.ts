@@ -1,9 +1,11 @@
 /**
  * @module bench/clickhouse-projector
- * The cluster projector's throughput: N requests' `request.completed` + `usage.recorded` events are
- * published to a fresh namespace's traffic topic through the product's Kafka event log, then the
- * product's projector (`startClusterProjector`, what `npm run projector` runs) is started and timed
- * until it has applied every event to ClickHouse and Redis. Its totals are checked afterwards.
+ * The cluster projector's sustained throughput: N requests' `request.completed` + `usage.recorded`
+ * events are published to a fresh namespace's traffic topic through the product's Kafka event log (a
+ * backlog larger than the timed span can drain), then the product's projector (`startClusterProjector`,
+ * what `npm run projector` runs) is started, and the events it applies are counted in 5 s windows for
+ * `sustainSeconds` from the end of its first batch. It then finishes the backlog and its totals are
+ * checked against ClickHouse.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,18 +26,26 @@ export interface ClickHouseProjectorResult {
   publishEventsPerSecond: number;
   /** from `startClusterProjector` until every event was applied: connecting and joining the group included */
   totalSeconds: number;
-  /** events after the first batch over the time from the end of the first batch to the end of the last */
+  /** events applied per second over the timed span (from the end of the first batch) */
   sustainedEventsPerSecond: number;
+  /** the timed span in seconds: `sustainSeconds`, or less when the backlog ran out first */
+  sustainedSeconds: number;
+  /** events per second in each 5 s window of the timed span */
+  windows: number[];
 }
+
+/** Width of the windows the sustained figure is reported in. */
+const WINDOW_MS = 5_000;
 
 /** A gateway publishes in the background, in batches of about this many events. */
 const PUBLISH_BATCH = 1000;
+/** Requests generated (and sorted by time) at once, so a backlog of millions is never all in memory. */
+const GENERATE_CHUNK = 100_000;
 /** Publishes in flight at once, as several gateway nodes would send. */
 const PUBLISH_CONCURRENCY = 4;
 
 /** The events of `requests` requests, in the order gateways would publish them. */
-function traffic(requests: number): GatewayEvent[] {
-  const generator = new TrafficGenerator(200);
+function traffic(generator: TrafficGenerator, requests: number): GatewayEvent[] {
   const pairs: Array<[GatewayEvent, GatewayEvent]> = [];
   for (let done = 0; done < requests; done++) pairs.push(generator.request());
   // Gateways publish a request's events when it ends, so the log is in time order (a rebuild replays
@@ -46,48 +56,78 @@ function traffic(requests: number): GatewayEvent[] {
 
 /** Publishes the traffic of `requests` requests; the events are dropped before it returns. */
 async function publish(settings: ClusterSettings, requests: number): Promise<{ events: number; seconds: number }> {
-  const events = traffic(requests);
   const kafka = connectKafka(settings, `${settings.namespace}bench`);
   await ensureTopics(kafka, topicNames(settings.namespace), 24);
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-outbox-'));
   const outbox = new Outbox(directory);
   const sendErrors: unknown[] = [];
   const log = new KafkaEventLog(kafka, topicNames(settings.namespace), outbox, (error) => sendErrors.push(error));
+  const generator = new TrafficGenerator(200);
+  // The backlog covers the last 30 days in time order, each chunk its own slice, as the log of a
+  // gateway is: a write of the projector touches a day or so of (user, hour) pairs, about as many as
+  // live traffic touches in its hour.
+  const now = Date.now();
+  const chunks = Math.ceil(requests / GENERATE_CHUNK);
+  const sliceMs = (30 * 24 * 3_600_000) / chunks;
+  let published = 0;
   try {
     await log.start();
     const start = performance.now();
-    let next = 0;
-    const sender = async () => {
-      while (next < events.length) {
-        const batch = events.slice(next, next + PUBLISH_BATCH);
-        next += PUBLISH_BATCH;
-        await log.append(batch);
-      }
-    };
-    await Promise.all(Array.from({ length: PUBLISH_CONCURRENCY }, sender));
+    for (let generated = 0, chunk = 0; generated < requests; generated += GENERATE_CHUNK, chunk++) {
+      generator.within(now - (chunks - 1 - chunk) * sliceMs, sliceMs);
+      const events = traffic(generator, Math.min(GENERATE_CHUNK, requests - generated));
+      let next = 0;
+      const sender = async () => {
+        while (next < events.length) {
+          const batch = events.slice(next, next + PUBLISH_BATCH);
+          next += PUBLISH_BATCH;
+          await log.append(batch);
+        }
+      };
+      await Promise.all(Array.from({ length: PUBLISH_CONCURRENCY }, sender));
+      published += events.length;
+    }
     await log.close(60_000);
     const seconds = (performance.now() - start) / 1000;
     if (outbox.size > 0) throw new Error(`${outbox.size} events stayed in the outbox: ${String(sendErrors[0])}`);
-    return { events: events.length, seconds };
+    return { events: published, seconds };
   } finally {
     outbox.close();
     rmSync(directory, { recursive: true, force: true });
   }
 }
 
-/** Polls the projector's count of applied events; notes when its first batch was done, and the last. */
-async function waitForApplied(progress: () => { applied: number }, events: number, timeoutMs: number) {
+/**
+ * Polls the projector's count of applied events until all are applied; counts them in windows of
+ * `WINDOW_MS` for `sustainMs` from the end of its first batch (or until the backlog runs out).
+ */
+async function waitForApplied(
+  progress: () => { applied: number },
+  events: number,
+  sustainMs: number,
+  timeoutMs: number,
+) {
   const deadline = performance.now() + timeoutMs;
-  let firstBatch: { at: number; applied: number } | null = null;
+  let first: { at: number; applied: number } | null = null;
+  const marks: Array<{ at: number; applied: number }> = [];
   while (progress().applied < events) {
     if (performance.now() > deadline)
       throw new Error(`the projector applied ${progress().applied} of ${events} events in ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 5));
+    const now = performance.now();
     const applied = progress().applied;
-    if (applied > 0) firstBatch ??= { at: performance.now(), applied };
+    if (applied > 0 && first === null) {
+      first = { at: now, applied };
+      marks.push(first);
+    }
+    const last = marks.at(-1);
+    if (first && last && now - last.at >= WINDOW_MS && marks.length <= sustainMs / WINDOW_MS)
+      marks.push({ at: now, applied });
   }
-  const done = performance.now();
-  return { firstBatch: firstBatch ?? { at: done, applied: 0 }, done };
+  const done = { at: performance.now(), applied: events };
+  // The backlog ran out inside the timed span: its last, partial window ends with the last event.
+  if (first && done.at - first.at < sustainMs) marks.push(done);
+  return { first: first ?? done, marks, doneAt: done.at };
 }
 
 /**
@@ -98,6 +138,7 @@ export async function measureClickHouseProjector(
   settings: ClusterSettings,
   clickhouse: ClickHouseClient,
   requests: number,
+  sustainSeconds: number,
   stopping: Array<Promise<unknown>>,
 ): Promise<ClickHouseProjectorResult> {
   const published = await publish(settings, requests);
@@ -108,22 +149,44 @@ export async function measureClickHouseProjector(
   );
   let timing: Awaited<ReturnType<typeof waitForApplied>>;
   try {
-    timing = await waitForApplied(() => running.projector.progress, published.events, 30_000 + requests * 5);
+    timing = await waitForApplied(
+      () => running.projector.progress,
+      published.events,
+      sustainSeconds * 1000,
+      30_000 + requests * 5,
+    );
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)}; ${warnings.slice(0, 3).join('; ')}`);
   } finally {
     stopping.push(running.close());
   }
   await checkTotals(clickhouse, settings.clickhouseDatabase, requests);
-  const sustainedSeconds = (timing.done - timing.firstBatch.at) / 1000;
+  const { first, marks } = timing;
+  const last = marks.at(-1) ?? first;
+  const sustainedSeconds = (last.at - first.at) / 1000;
+  const windows = marks.slice(1).map((mark, index) => {
+    const previous = marks[index]!;
+    return ((mark.applied - previous.applied) * 1000) / (mark.at - previous.at);
+  });
   return {
     requests,
     events: published.events,
     publishSeconds: published.seconds,
     publishEventsPerSecond: published.events / published.seconds,
-    totalSeconds: (timing.done - start) / 1000,
-    sustainedEventsPerSecond:
-      sustainedSeconds > 0 ? (published.events - timing.firstBatch.applied) / sustainedSeconds : Number.NaN,
+    totalSeconds: (timing.doneAt - start) / 1000,
+    // A backlog that one or two writes drain (a quick run) has no span after its first write worth
+    // the name: its figure is then every event over the time from start, joining the group included.
+    ...(sustainedSeconds * 1000 < WINDOW_MS
+      ? {
+          sustainedEventsPerSecond: published.events / ((timing.doneAt - start) / 1000),
+          sustainedSeconds: (timing.doneAt - start) / 1000,
+          windows: [],
+        }
+      : {
+          sustainedEventsPerSecond: (last.applied - first.applied) / sustainedSeconds,
+          sustainedSeconds,
+          windows,
+        }),
   };
 }
 

@@ -22,6 +22,8 @@ import { type ClickHouseProjectorResult, measureClickHouseProjector } from './cl
 
 export interface ClickHousePlan {
   projectorRequests: number;
+  /** how long the projector's throughput is timed (the backlog of `projectorRequests` must outlast it) */
+  projectorSustainSeconds: number;
   overviewRequests: number;
   overviewRuns: number;
   overviewBudgetMs: number;
@@ -125,9 +127,15 @@ export async function measureClickHousePipeline(
     const stopping: Array<Promise<unknown>> = [];
     try {
       log(`pipeline: ClickHouse projector, ${plan.projectorRequests.toLocaleString('en')} requests`);
-      const projector = await measureClickHouseProjector(settings, clickhouse, plan.projectorRequests, stopping);
+      const projector = await measureClickHouseProjector(
+        settings,
+        clickhouse,
+        plan.projectorRequests,
+        plan.projectorSustainSeconds,
+        stopping,
+      );
       log(
-        `  publish ${projector.publishEventsPerSecond.toFixed(0)} events/s, project ${projector.sustainedEventsPerSecond.toFixed(0)} events/s sustained (${projector.totalSeconds.toFixed(1)} s from start)`,
+        `  publish ${projector.publishEventsPerSecond.toFixed(0)} events/s, project ${projector.sustainedEventsPerSecond.toFixed(0)} events/s over ${projector.sustainedSeconds.toFixed(0)} s (5 s windows: ${projector.windows.map((value) => value.toFixed(0)).join(', ')}; ${projector.totalSeconds.toFixed(1)} s from start)`,
       );
       log(`pipeline: ClickHouse overview over ${plan.overviewRequests.toLocaleString('en')} generated requests`);
       await migrateClickHouse(clickhouse, overviewDatabase);

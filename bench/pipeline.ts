@@ -37,13 +37,20 @@ const MODELS = [
 /** A deterministic generator of plausible traffic: a few heavy users, most of them light. */
 export class TrafficGenerator {
   readonly users: number;
-  readonly #now: number;
+  #now: number;
+  #spanMs = 30 * DAY;
   #seed = 0x9e3779b9;
   #sequence = 0;
 
   constructor(users: number, now = Date.now()) {
     this.users = users;
     this.#now = now;
+  }
+
+  /** Draws the next requests' times in the `spanMs` before `end` (by default the 30 days before now). */
+  within(end: number, spanMs: number): void {
+    this.#now = end;
+    this.#spanMs = spanMs;
   }
 
   #random(): number {
@@ -61,7 +68,7 @@ export class TrafficGenerator {
     const userId = `user-${user}`;
     const tokenId = `token-${user}-${Math.floor(this.#random() * 2)}`;
     const { model, channel } = MODELS[Math.floor(this.#random() ** 2 * MODELS.length)]!;
-    const started = new Date(this.#now - Math.floor(this.#random() * 30 * DAY));
+    const started = new Date(this.#now - Math.floor(this.#random() * this.#spanMs));
     const startedAt = started.toISOString();
     const requestId = `req-${(this.#sequence++).toString(36)}`;
     const failed = this.#random() < 0.02;

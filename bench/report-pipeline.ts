@@ -11,6 +11,7 @@ const SQLITE = 'SQLite (embedded)';
 const CLICKHOUSE = 'ClickHouse (cluster)';
 /** The scale the issue sets the overview target at. */
 const TARGET_REQUESTS = 10_000_000;
+const TARGET_SUSTAIN_SECONDS = 60;
 
 const count = (value: number) => value.toLocaleString('en');
 const timing = (figure: { p50: number; p95: number; runs: number }) =>
@@ -53,14 +54,17 @@ function clickhouseRows(result: ClickHousePipelineResult | null, reason: string)
     ],
     [
       CLICKHOUSE,
-      'projector (Kafka → ClickHouse raw rows and rollups, Redis key usage), after its first batch',
-      `${whole(projector.sustainedEventsPerSecond)} events/s (all ${count(projector.events)} in ${fixed(projector.totalSeconds, 1)} s from start, joining the consumer group included)`,
+      `projector (Kafka → ClickHouse raw rows and rollups, Redis key usage), sustained over ${fixed(projector.sustainedSeconds ?? 0, 0)} s from its first batch`,
+      `${whole(projector.sustainedEventsPerSecond)} events/s (5 s windows: ${(projector.windows ?? []).map(whole).join(', ')}; all ${count(projector.events)} in ${fixed(projector.totalSeconds, 1)} s from start, joining the consumer group included)`,
     ],
     [
       CLICKHOUSE,
-      `data overview, all users, 30 days, over ${count(overview.requests)} requests`,
+      `data overview, all users, 30 days by day, over ${count(overview.requests)} requests`,
       timing(overview.allUsers),
     ],
+    ...(overview.allUsersHourly
+      ? [[CLICKHOUSE, 'data overview, all users, 30 days by hour', timing(overview.allUsersHourly)]]
+      : []),
     [
       CLICKHOUSE,
       `data overview, the busiest user (${fixed(overview.busiestUserShare * 100, 0)}% of the requests), 30 days`,
@@ -106,20 +110,25 @@ export function pipelineGoals(bench: BenchResults): Goal[] {
   const notMeasured = 'not measured in this run';
   const projector = result?.projector;
   const overview = result?.overview;
-  const worst = overview ? Math.max(overview.allUsers.p95, overview.oneUser.p95) : Number.NaN;
+  const worst = overview
+    ? Math.max(overview.allUsers.p95, overview.allUsersHourly?.p95 ?? 0, overview.oneUser.p95)
+    : Number.NaN;
   const atScale = overview !== undefined && overview.requests >= TARGET_REQUESTS;
+  const sustained = projector !== undefined && (projector.sustainedSeconds ?? 0) >= TARGET_SUSTAIN_SECONDS;
   return [
     {
-      goal: 'projector ≥ 20,000 events/s into ClickHouse',
-      measured: projector ? `${whole(projector.sustainedEventsPerSecond)} events/s` : notMeasured,
-      met: projector ? projector.sustainedEventsPerSecond >= 20_000 : null,
+      goal: `projector ≥ 50,000 events/s into ClickHouse, sustained ${TARGET_SUSTAIN_SECONDS} s`,
+      measured: projector
+        ? `${whole(projector.sustainedEventsPerSecond)} events/s over ${fixed(projector.sustainedSeconds ?? 0, 0)} s${sustained ? '' : ' (a shorter span: a quick run)'}`
+        : notMeasured,
+      met: projector && sustained ? projector.sustainedEventsPerSecond >= 50_000 : null,
     },
     {
-      goal: `data overview p95 ≤ 300 ms over ${count(TARGET_REQUESTS)} requests (ClickHouse)`,
+      goal: `data overview p95 ≤ 100 ms over ${count(TARGET_REQUESTS)} requests (ClickHouse)`,
       measured: overview
-        ? `all users ${fixed(overview.allUsers.p95, 1)} ms, busiest user ${fixed(overview.oneUser.p95, 1)} ms${atScale ? '' : ` (over ${count(overview.requests)} requests only: a quick run)`}`
+        ? `all users ${fixed(overview.allUsers.p95, 1)} ms by day${overview.allUsersHourly ? `, ${fixed(overview.allUsersHourly.p95, 1)} ms by hour` : ''}, busiest user ${fixed(overview.oneUser.p95, 1)} ms${atScale ? '' : ` (over ${count(overview.requests)} requests only: a quick run)`}`
         : notMeasured,
-      met: atScale ? worst <= 300 : null,
+      met: atScale ? worst <= 100 : null,
     },
   ];
 }

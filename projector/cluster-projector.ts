@@ -6,11 +6,14 @@
  * effect on totals is exactly once. While a store is down the batch is retried with backoff (and the
  * consumer keeps its heartbeat), so nothing is skipped.
  *
- * Throughput: the two stores are written at the same time, and several partitions' batches are in
- * flight at once, so the projector's own CPU work overlaps ClickHouse's round trips. Both are safe
- * because every write is idempotent and order-free across partitions: Redis documents move only
- * forward, key usage is guarded per request, and the ClickHouse rollups are recomputed with versions
- * taken before they read (see clickhouse-usage-writer.ts). Within a partition, batches stay in order.
+ * Throughput: the batches of every partition go to one write queue (projection-queue.ts), which
+ * writes everything fetched meanwhile at once, while the consumer goes on fetching and parsing: the
+ * stores' per-statement cost is paid once for many partitions' batches, and the projector's own CPU
+ * work overlaps ClickHouse's. A batch's offsets are committed only after the write holding it, in
+ * the order the writes finish. Writing batches of several partitions together is safe because every
+ * write is idempotent and order-free across partitions: Redis documents move only forward, key usage
+ * is guarded per request, and the ClickHouse rollups are recomputed with versions taken before they
+ * read (see clickhouse-usage-writer.ts). Within a partition, batches stay in order.
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { GatewayEvent } from '../contracts/events/index.ts';
@@ -18,6 +21,12 @@ import { upcast } from '../contracts/events/upcast.ts';
 import type { ClickHouseUsageWriter } from '../stores/cluster/clickhouse-usage-writer.ts';
 import type { TopicNames } from '../stores/cluster/kafka-event-log.ts';
 import type { RedisProjectionWriter } from '../stores/cluster/redis-projection-writer.ts';
+import { ProjectionQueue } from './projection-queue.ts';
+
+/** Events fetched ahead of the write under way (about 30 MB of parsed events at most). */
+const MAX_QUEUED_EVENTS = 60_000;
+/** Events per write: an insert of about 10 MB of rows for each raw table. */
+const MAX_WRITE_EVENTS = 60_000;
 
 export interface ClusterProjectorOptions {
   kafka: Kafka;
@@ -26,7 +35,7 @@ export interface ClusterProjectorOptions {
   redisWriter: RedisProjectionWriter;
   clickhouseWriter: ClickHouseUsageWriter;
   log?: (message: string, extra?: Record<string, unknown>) => void;
-  /** Partitions whose batches are processed at once (default 3). */
+  /** Partitions whose batches are handed to the write queue at once (default 12: every partition of both topics). */
   partitionsConsumedConcurrently?: number;
   /** Called after each committed batch (the rebuild watches it to know when it has caught up). */
   onBatch?: (topic: string, partition: number, lastOffset: string, events: number) => void;
@@ -37,6 +46,9 @@ export class ClusterProjector {
   readonly #consumer: Consumer;
   #applied = 0;
   #lastBatchAt = 0;
+  #stopping = false;
+  #commits: Promise<void> = Promise.resolve();
+  readonly #queue = new ProjectionQueue((events) => this.#write(events), MAX_QUEUED_EVENTS, MAX_WRITE_EVENTS);
 
   constructor(options: ClusterProjectorOptions) {
     this.#options = options;
@@ -67,20 +79,33 @@ export class ClusterProjector {
     await this.#consumer.run({
       eachBatchAutoResolve: false,
       autoCommit: false,
-      partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 3,
+      partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 12,
       eachBatch: (payload) => this.#eachBatch(payload),
     });
   }
 
-  async #eachBatch({
-    batch,
-    resolveOffset,
-    heartbeat,
-    commitOffsetsIfNecessary,
-    isRunning,
-    isStale,
-  }: EachBatchPayload): Promise<void> {
-    if (batch.messages.length === 0) return;
+  /** Writes one group of batches, retrying with backoff while a store is down, until it is stopped. */
+  async #write(events: GatewayEvent[]): Promise<void> {
+    const traffic = events.filter((event) => event.type === 'request.completed' || event.type === 'usage.recorded');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // Independent stores: a failure of either retries both, which is harmless.
+        await Promise.all([
+          this.#options.redisWriter.apply(events),
+          traffic.length > 0 ? this.#options.clickhouseWriter.write(traffic) : null,
+        ]);
+        return;
+      } catch (error) {
+        if (this.#stopping) throw error;
+        this.#options.log?.('projection write failed; retrying', { attempt, error: String(error) });
+        await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, 5_000)));
+        if (this.#stopping) throw error;
+      }
+    }
+  }
+
+  async #eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    if (batch.messages.length === 0 || this.#stopping || !isRunning() || isStale()) return;
     const events: GatewayEvent[] = [];
     for (const message of batch.messages) {
       if (!message.value) continue;
@@ -96,38 +121,44 @@ export class ClusterProjector {
         });
       }
     }
-    for (let attempt = 0; ; attempt++) {
-      if (!isRunning() || isStale()) return;
-      try {
-        const traffic = events.filter((event) => event.type === 'request.completed' || event.type === 'usage.recorded');
-        // Independent stores: a failure of either retries both, which is harmless.
-        await Promise.all([
-          this.#options.redisWriter.apply(events),
-          traffic.length > 0 ? this.#options.clickhouseWriter.write(traffic) : null,
-        ]);
-        break;
-      } catch (error) {
-        this.#options.log?.('projection write failed; retrying', { attempt, error: String(error) });
-        await heartbeat().catch(() => {});
-        await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, 5_000)));
-      }
-    }
-    resolveOffset(batch.messages.at(-1)!.offset);
-    await commitOffsetsIfNecessary({
-      topics: [
-        {
-          topic: batch.topic,
-          partitions: [{ partition: batch.partition, offset: String(Number(batch.messages.at(-1)!.offset) + 1) }],
+    const lastOffset = batch.messages.at(-1)!.offset;
+    const { accepted, written } = this.#queue.enqueue(events);
+    // The next fetch starts from here; the committed offset moves only once the events are written,
+    // so a crash or a rebalance before that re-delivers them (and the writes are idempotent).
+    resolveOffset(lastOffset);
+    const commit = { topic: batch.topic, partition: batch.partition, offset: String(Number(lastOffset) + 1) };
+    // Commits go one after the other, in the order the writes finish, so a partition's committed
+    // offset only moves forward.
+    this.#commits = this.#commits.then(() =>
+      written.then(
+        async () => {
+          await this.#consumer.commitOffsets([commit]);
+          this.#applied += events.length;
+          this.#lastBatchAt = Date.now();
+          this.#options.onBatch?.(batch.topic, batch.partition, lastOffset, events.length);
         },
-      ],
+        () => {},
+      ),
+    );
+    this.#commits = this.#commits.catch((error: unknown) =>
+      this.#options.log?.('offset commit failed; the batch will be re-delivered', { error: String(error) }),
+    );
+    // While the queue is full the consumer waits, heartbeating so the group keeps this member.
+    let room = false;
+    void accepted.then(() => {
+      room = true;
     });
-    await heartbeat();
-    this.#applied += events.length;
-    this.#lastBatchAt = Date.now();
-    this.#options.onBatch?.(batch.topic, batch.partition, batch.messages.at(-1)!.offset, events.length);
+    while (!room) {
+      await Promise.race([accepted, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+      await heartbeat().catch(() => {});
+    }
   }
 
+  /** Finishes the writes under way and commits them (or abandons them while a store is down), then leaves. */
   async stop(): Promise<void> {
+    this.#stopping = true;
+    await this.#queue.idle();
+    await this.#commits;
     await this.#consumer.disconnect();
   }
 }

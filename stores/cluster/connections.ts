@@ -51,7 +51,13 @@ export async function ensureTopics(
 }
 
 export function connectClickHouse(settings: ClusterSettings): ClickHouseClient {
-  return createClickHouseClient({ url: settings.clickhouseUrl, request_timeout: 30_000 });
+  // Sockets idle for a second are dropped: the server closes them after 3 s (`keep_alive_timeout`),
+  // and on a busy machine a socket the client still thought alive was reused and reset mid-insert.
+  return createClickHouseClient({
+    url: settings.clickhouseUrl,
+    request_timeout: 30_000,
+    keep_alive: { idle_socket_ttl: 1_000 },
+  });
 }
 
 export async function migrateClickHouse(client: ClickHouseClient, database: string): Promise<void> {

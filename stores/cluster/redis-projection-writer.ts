@@ -149,7 +149,7 @@ export class RedisProjectionWriter {
   }
 
   /**
-   * Runs a per-item script over the items, USAGE_CHUNK at a time (each item's keys and arguments in
+   * Runs a per-item script over the items, USAGE_CHUNK per call (each item's keys and arguments in
    * turn, then `trailing`); returns the items the script answered 1 for.
    */
   async #scriptInChunks<Item>(
@@ -159,17 +159,24 @@ export class RedisProjectionWriter {
     argumentsOf: (item: Item) => string[],
     trailing: string[] = [],
   ): Promise<Item[]> {
+    const chunks: Item[][] = [];
+    for (let start = 0; start < items.length; start += USAGE_CHUNK)
+      chunks.push(items.slice(start, start + USAGE_CHUNK));
+    // Sent at once (the client pipelines them): Redis still runs one script at a time, but a large
+    // batch no longer waits a round trip per chunk. The chunks are independent: each request's
+    // marker is its own key, and usage sums and last-use times do not depend on the order.
+    const results = await Promise.all(
+      chunks.map(
+        (chunk) =>
+          this.#redis.eval(script, {
+            keys: chunk.flatMap(keysOf),
+            arguments: [...chunk.flatMap(argumentsOf), ...trailing],
+          }) as Promise<number[]>,
+      ),
+    );
     const answered: Item[] = [];
-    for (let start = 0; start < items.length; start += USAGE_CHUNK) {
-      const chunk = items.slice(start, start + USAGE_CHUNK);
-      const results = (await this.#redis.eval(script, {
-        keys: chunk.flatMap(keysOf),
-        arguments: [...chunk.flatMap(argumentsOf), ...trailing],
-      })) as number[];
-      chunk.forEach((item, index) => {
-        if (results[index] === 1) answered.push(item);
-      });
-    }
+    for (const [chunkIndex, chunk] of chunks.entries())
+      for (const [index, item] of chunk.entries()) if (results[chunkIndex]![index] === 1) answered.push(item);
     return answered;
   }
 

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { GatewayEvent } from '../contracts/events/index.ts';
+import { ProjectionQueue } from './projection-queue.ts';
+
+/** Stand-ins: the queue only counts and forwards events, it never reads them. */
+const events = (count: number, tag: string) =>
+  Array.from({ length: count }, (_, index) => ({ eventId: `${tag}-${index}` }) as unknown as GatewayEvent);
+
+function controlledWrites() {
+  const writes: Array<{ ids: string[]; finish: () => void; fail: (error: Error) => void }> = [];
+  const write = (batch: GatewayEvent[]) =>
+    new Promise<void>((resolve, reject) => {
+      writes.push({ ids: batch.map((event) => event.eventId), finish: resolve, fail: reject });
+    });
+  return { writes, write };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ProjectionQueue', () => {
+  it('writes the batches handed over together in one write, and the next ones in the following write', async () => {
+    const { writes, write } = controlledWrites();
+    const queue = new ProjectionQueue(write, 1_000, 1_000);
+    const first = queue.enqueue(events(2, 'a'));
+    const second = queue.enqueue(events(3, 'b'));
+    await tick();
+    expect(writes.map((entry) => entry.ids.length)).toEqual([5]);
+    const third = queue.enqueue(events(1, 'c'));
+    await tick();
+    expect(writes).toHaveLength(1); // one write at a time
+    writes[0]!.finish();
+    await Promise.all([first.written, second.written]);
+    await tick();
+    expect(writes[1]!.ids).toEqual(['c-0']);
+    writes[1]!.finish();
+    await third.written;
+    await queue.idle();
+  });
+
+  it('holds the caller back while more than maxQueuedEvents wait, and lets it go when a write takes them', async () => {
+    const { writes, write } = controlledWrites();
+    const queue = new ProjectionQueue(write, 10, 100);
+    queue.enqueue(events(4, 'a'));
+    await tick(); // the write of a is under way
+    expect(writes).toHaveLength(1);
+    let accepted = false;
+    void queue.enqueue(events(12, 'b')).accepted.then(() => {
+      accepted = true;
+    });
+    await tick();
+    expect(accepted).toBe(false);
+    writes[0]!.finish();
+    await tick();
+    await tick();
+    expect(accepted).toBe(true);
+    expect(writes[1]!.ids).toHaveLength(12);
+    writes[1]!.finish();
+    await queue.idle();
+  });
+
+  it('keeps a write within maxWriteEvents, whole batches only', async () => {
+    const { writes, write } = controlledWrites();
+    const queue = new ProjectionQueue(write, 1_000, 5);
+    queue.enqueue(events(3, 'a'));
+    queue.enqueue(events(3, 'b'));
+    queue.enqueue(events(7, 'c'));
+    await tick();
+    writes[0]!.finish();
+    await tick();
+    writes[1]!.finish();
+    await tick();
+    writes[2]!.finish();
+    await queue.idle();
+    expect(writes.map((entry) => entry.ids.length)).toEqual([3, 3, 7]);
+  });
+
+  it('rejects the written promise of every batch of a failed write, so their offsets are not committed', async () => {
+    const { writes, write } = controlledWrites();
+    const queue = new ProjectionQueue(write, 1_000, 1_000);
+    const first = queue.enqueue(events(1, 'a'));
+    const second = queue.enqueue(events(1, 'b'));
+    await tick();
+    writes[0]!.fail(new Error('ClickHouse is down'));
+    await expect(first.written).rejects.toThrow('ClickHouse is down');
+    await expect(second.written).rejects.toThrow('ClickHouse is down');
+    await queue.idle();
+  });
+});
