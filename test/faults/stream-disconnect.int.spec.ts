@@ -21,10 +21,10 @@ import { type HostileUpstream, startHostileUpstream } from '../fake-upstream/hos
 
 /**
  * A bystander's health check must answer within this, whatever the stream does. Generous, because a
- * loaded CI machine (load 15 on 2 cores) took over a second at times while the flood ran; the fault
- * itself froze the process for hours.
+ * loaded CI machine (load 15 on 2 cores, other suites running beside this one) took over 3 s once while
+ * a converted flood ran; the fault itself froze the process for hours.
  */
-const HEALTH_BOUND_MS = 3_000;
+const HEALTH_BOUND_MS = 6_000;
 /** The upstream connection must be closed within this after the client left. */
 const UPSTREAM_CLOSE_BOUND_MS = 2_000;
 
