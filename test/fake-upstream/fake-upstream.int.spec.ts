@@ -49,6 +49,10 @@ const coveredFixtures = new Set<string>([
   'openai-models',
   'openai-midstream-error',
   'anthropic-midstream-error',
+  // Read by the SDKs in embeddings-and-counting.int.spec.ts.
+  'openai-embeddings',
+  'openai-embeddings-no-usage',
+  'anthropic-count-tokens',
   ...(['openai', 'anthropic'] as const).flatMap((provider) => [
     ...jsonCases.map((caseName) => `${provider}-${caseName}`),
     ...replyCases.map((caseName) => `${provider}-${caseName}-stream`),
