@@ -160,6 +160,7 @@ async function relayToUpstream(call: RelayCall, resolved: ResolvedModel): Promis
   const { model } = resolved;
   const routes = dependencies.router.routes(model, acceptedTypes(endpoint));
   if (routes.length === 0) {
+    if (endpoint.unservedModel) throw endpoint.unservedModel(model, dependencies.router);
     throw new GatewayError(
       'not_found',
       `The model "${model}" is not served by any channel. List the available models with GET /v1/models.`,
