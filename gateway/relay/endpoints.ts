@@ -14,9 +14,10 @@ import { type ResolvedModel, resolveThinkingSuffix } from '../providers/conversi
 import { openAIProvider } from '../providers/openai/index.ts';
 import type { Provider, TokenCounts } from '../providers/provider.ts';
 import { bearerKey } from './authenticate.ts';
-import type { ChannelRouter } from './channel-router.ts';
+import type { ChannelRouter, Route } from './channel-router.ts';
 import type { GatewayError } from './errors.ts';
 import { chatCompletionCertainlyValid, messagesCertainlyValid } from './quick-check.ts';
+import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -42,6 +43,10 @@ export interface EndpointSpec {
   estimateUsage?(body: Record<string, unknown>, completionText: string): TokenCounts;
   /** The refusal for a model no channel of this endpoint serves (default: 404 model_not_found). */
   unservedModel?(model: string, router: ChannelRouter): GatewayError;
+  /** Generates nothing (token counting): no TPM estimate and no quota hold, only the key checks and RPM. */
+  unbilled?: boolean;
+  /** One attempt on one route, for an endpoint that does not relay through `providers` (default: the relay's). */
+  relayOnce?(call: RelayCall, resolved: ResolvedModel, route: Route, attempt: AttemptTiming): Promise<void>;
 }
 
 function single(value: string | string[] | undefined): string | undefined {
