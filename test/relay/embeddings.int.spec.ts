@@ -130,6 +130,19 @@ describe('POST /v1/embeddings with the openai client', () => {
   });
 });
 
+describe('GET /v1/models', () => {
+  it('lists the embedding models beside the chat models, and only those a limited key may use', async () => {
+    const ids = [];
+    for await (const model of openai.models.list()) ids.push(model.id);
+    expect(ids).toEqual(expect.arrayContaining(['text-embedding-3-small', 'embed-mapped', 'gpt-4o-mini']));
+    const { key: embeddingsOnly } = await consoleClient.createToken('embeddings only', {
+      models: ['text-embedding-3-small'],
+    });
+    const limited = new OpenAI({ baseURL: `${harness.baseUrl}/v1`, apiKey: embeddingsOnly, maxRetries: 0 });
+    expect((await limited.models.list()).data.map((model) => model.id)).toEqual(['text-embedding-3-small']);
+  });
+});
+
 describe('usage and accounting', () => {
   it('records an `embeddings` request and its prompt tokens, priced from the price database', async () => {
     const before = (await events()).usage.length;
