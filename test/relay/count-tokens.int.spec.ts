@@ -148,6 +148,21 @@ describe('accounting and key checks', () => {
     expect(harness.upstream.requests).toHaveLength(1);
   });
 
+  it("is not held to the key's TPM: a key whose tokens per minute are spent still counts", async () => {
+    await clearOfMinuteEnd();
+    const { key: spent } = await consoleClient.createToken('count tpm', { tpm_limit: 20 });
+    const chat = () =>
+      fetch(`${harness.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${spent}` },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    expect((await chat()).status).toBe(200);
+    expect((await chat()).status).toBe(429);
+    const count = await clientFor(spent).messages.countTokens(request);
+    expect(count.input_tokens).toBe(upstreamCount);
+  });
+
   it('refuses a bad body and an unknown model with clear Anthropic-shaped errors', async () => {
     const post = (body: unknown) =>
       fetch(`${harness.baseUrl}/v1/messages/count_tokens`, {
