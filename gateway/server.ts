@@ -12,6 +12,8 @@ import type { ConnectionSettings } from './config/connection-settings.ts';
 import { limitConnections } from './connection-limits.ts';
 import { timeOrderedId } from './events/time-ordered-id.ts';
 import type { GatewayMetrics } from './metrics.ts';
+import { countTokensEndpoint } from './relay/count-tokens-endpoint.ts';
+import { embeddingsEndpoint } from './relay/embeddings-endpoint.ts';
 import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
 import { handleModels } from './relay/models-handler.ts';
@@ -26,6 +28,8 @@ function pathOf(url: string | undefined): string {
 function relayEndpointOf(path: string): EndpointSpec | null {
   if (path === '/v1/chat/completions') return chatCompletionsEndpoint;
   if (path === '/v1/messages') return messagesEndpoint;
+  if (path === '/v1/embeddings') return embeddingsEndpoint;
+  if (path === '/v1/messages/count_tokens') return countTokensEndpoint;
   return null;
 }
 

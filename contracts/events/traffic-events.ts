@@ -7,7 +7,12 @@
 import { z } from 'zod';
 import { envelope } from './envelope.ts';
 
-export const endpointSchema = z.enum(['chat.completions', 'messages']);
+/**
+ * `embeddings` and `messages.count_tokens` were added to version 1 as new values: no older event
+ * holds them, but a projector built before them refuses an event that does, so in cluster mode the
+ * projectors are upgraded before the gateways that write them.
+ */
+export const endpointSchema = z.enum(['chat.completions', 'messages', 'embeddings', 'messages.count_tokens']);
 
 export const upstreamAttemptSchema = z.object({
   channelId: z.string(),

@@ -12,10 +12,12 @@ import { anthropicForChatCompletions } from '../providers/conversion/anthropic-f
 import { openAIForMessages } from '../providers/conversion/openai-for-messages.ts';
 import { type ResolvedModel, resolveThinkingSuffix } from '../providers/conversion/thinking.ts';
 import { openAIProvider } from '../providers/openai/index.ts';
-import type { Provider } from '../providers/provider.ts';
+import type { Provider, TokenCounts } from '../providers/provider.ts';
 import { bearerKey } from './authenticate.ts';
+import type { ChannelRouter, Route } from './channel-router.ts';
 import type { GatewayError } from './errors.ts';
 import { chatCompletionCertainlyValid, messagesCertainlyValid } from './quick-check.ts';
+import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -37,6 +39,14 @@ export interface EndpointSpec {
    * (the `-thinking` suffix); `serves` says whether some channel of this endpoint serves a model id.
    */
   resolveModel?(body: Record<string, unknown>, serves: (model: string) => boolean): ResolvedModel;
+  /** The usage to record when the upstream reports none (default: the chat estimate, estimate-usage.ts). */
+  estimateUsage?(body: Record<string, unknown>, completionText: string): TokenCounts;
+  /** The refusal for a model no channel of this endpoint serves (default: 404 model_not_found). */
+  unservedModel?(model: string, router: ChannelRouter): GatewayError;
+  /** Generates nothing (token counting): no TPM estimate and no quota hold, only the key checks and RPM. */
+  unbilled?: boolean;
+  /** One attempt on one route, for an endpoint that does not relay through `providers` (default: the relay's). */
+  relayOnce?(call: RelayCall, resolved: ResolvedModel, route: Route, attempt: AttemptTiming): Promise<void>;
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -36,7 +36,7 @@ export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange)
   }
   const reading = provider.readResponse(parsed, input);
   record.modelServed = reading.model;
-  record.usage = reading.usage ?? estimateUsage(input.body, reading.completionText);
+  record.usage = reading.usage ?? (call.endpoint.estimateUsage ?? estimateUsage)(input.body, reading.completionText);
   record.usageSource = reading.usage ? 'upstream' : 'estimated';
   record.usageRefused = reading.usageRefused ?? null;
   record.markFirstToken();

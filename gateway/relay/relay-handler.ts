@@ -118,7 +118,7 @@ export async function handleRelay(
     const resolved = endpoint.resolveModel?.(body, serves) ?? { model: record.modelRequested!, body, warnings: [] };
     authorizeModel(token, resolved.model);
     const rpm = token.rpmLimit ?? null;
-    const tpm = token.tpmLimit ?? null;
+    const tpm = endpoint.unbilled ? null : (token.tpmLimit ?? null);
     if ((rpm !== null || tpm !== null) && dependencies.rateLimiter) {
       // A cheap prompt estimate (4 bytes a token), corrected by the real count when the request ends.
       const estimate = tpm === null ? 0 : Math.ceil(raw.length / 4);
@@ -127,7 +127,7 @@ export async function handleRelay(
       if (!decision.allowed) throw rateLimitError(decision);
       if (tpm !== null) limited = { key: token.tokenId, estimate };
     }
-    if (token.quota !== null && dependencies.quotas) {
+    if (token.quota !== null && dependencies.quotas && !endpoint.unbilled) {
       quotaHeld = await reserveQuota(
         dependencies.quotas,
         dependencies.lookups,
@@ -160,6 +160,7 @@ async function relayToUpstream(call: RelayCall, resolved: ResolvedModel): Promis
   const { model } = resolved;
   const routes = dependencies.router.routes(model, acceptedTypes(endpoint));
   if (routes.length === 0) {
+    if (endpoint.unservedModel) throw endpoint.unservedModel(model, dependencies.router);
     throw new GatewayError(
       'not_found',
       `The model "${model}" is not served by any channel. List the available models with GET /v1/models.`,
@@ -186,7 +187,7 @@ async function relayToUpstream(call: RelayCall, resolved: ResolvedModel): Promis
     try {
       const keyed =
         keyIndex === 0 ? route : { ...route, channel: { ...route.channel, apiKey: route.channel.apiKeys![keyIndex]! } };
-      return await relayOnce(call, resolved, keyed, attempt);
+      return await (endpoint.relayOnce ?? relayOnce)(call, resolved, keyed, attempt);
     } catch (error) {
       attempt.latencyMs = performance.now() - started;
       // The request itself is at fault (a conversion refused it): another channel would not help.

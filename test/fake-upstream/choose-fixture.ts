@@ -17,6 +17,8 @@ export interface ScenarioOptions {
   delayFirstChunkMs?: number;
   /** Never answer; the socket stays open until the client gives up or the fake is closed. */
   hang?: boolean;
+  /** Embeddings: answer in this encoding whatever the request asked (servers that ignore `encoding_format`). */
+  embeddingEncoding?: 'float' | 'base64';
 }
 
 export type Scenario = string | ScenarioOptions;
@@ -25,7 +27,15 @@ const streamSuffix = '-stream';
 
 export function providerForPath(path: string): Provider | undefined {
   if (path === '/v1/chat/completions') return 'openai';
-  if (path === '/v1/messages') return 'anthropic';
+  if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
+  if (path === '/v1/embeddings') return 'openai';
+  return undefined;
+}
+
+/** The endpoints answered by one case whatever the body: embeddings and token counting. */
+export function defaultCaseOfPath(path: string): string | undefined {
+  if (path === '/v1/embeddings') return 'embeddings';
+  if (path === '/v1/messages/count_tokens') return 'count-tokens';
   return undefined;
 }
 

@@ -49,6 +49,14 @@ const coveredFixtures = new Set<string>([
   'openai-models',
   'openai-midstream-error',
   'anthropic-midstream-error',
+  // Read by the SDKs in embeddings-and-counting.int.spec.ts.
+  'openai-embeddings',
+  'openai-embeddings-no-usage',
+  'anthropic-count-tokens',
+  // A Claude Code-style tool loop, streamed through the SDK in test/relay/agent-clients.int.spec.ts.
+  'anthropic-agent-read-stream',
+  'anthropic-agent-edit-stream',
+  'anthropic-agent-done-stream',
   ...(['openai', 'anthropic'] as const).flatMap((provider) => [
     ...jsonCases.map((caseName) => `${provider}-${caseName}`),
     ...replyCases.map((caseName) => `${provider}-${caseName}-stream`),

@@ -1,6 +1,7 @@
 /**
  * A fake upstream LLM provider for integration tests and benchmarks: a `node:http` server speaking the
- * OpenAI Chat Completions API and the Anthropic Messages API by replaying the fixtures in `__fixtures__/`.
+ * OpenAI Chat Completions and Embeddings APIs and the Anthropic Messages API (with token counting) by
+ * replaying the fixtures in `__fixtures__/`.
  *
  * @example
  * const upstream = await startFakeUpstream();
@@ -12,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import {
   assertCaseExists,
   defaultCase,
+  defaultCaseOfPath,
   isStreamingRequest,
   providerForPath,
   resolveFixtureName,
@@ -20,6 +22,7 @@ import {
   toScenarioOptions,
   wantsStreamUsage,
 } from './choose-fixture.ts';
+import { withEmbeddings } from './embeddings-reply.ts';
 import { isRecord, type JsonFixture, loadFixture, loadJsonFixture, type Provider } from './fixtures.ts';
 import {
   authenticationError,
@@ -136,7 +139,7 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
   if (rejection) return replyJson(rejection, provider);
   if (!body.parsed || !isRecord(body.value)) return replyJson(malformedBodyError(provider), provider);
 
-  const scenario = state.queue.shift() ?? { fixture: defaultCase(provider, body.value) };
+  const scenario = state.queue.shift() ?? { fixture: defaultCaseOfPath(path) ?? defaultCase(provider, body.value) };
   const name = resolveFixtureName(provider, scenario.fixture, isStreamingRequest(body.value));
   if (!name) return replyJson(missingFixtureError(provider, `case "${scenario.fixture}"`), provider);
   const timing: ReplyTiming = {
@@ -148,6 +151,9 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
     status: scenario.status,
   };
   const fixture = loadFixture(name);
+  if (fixture.kind === 'json' && path === '/v1/embeddings') {
+    return replyJson(withEmbeddings(fixture, body.value, scenario.embeddingEncoding), provider, timing);
+  }
   if (fixture.kind === 'json') return replyJson(fixture, provider, timing);
   const frames = streamFrames(provider, fixture, wantsStreamUsage(body.value));
   return writeStreamReply(response, frames, requestIdHeader(provider), timing, closed.signal);
