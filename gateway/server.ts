@@ -12,7 +12,7 @@ import type { ConnectionSettings } from './config/connection-settings.ts';
 import { limitConnections } from './connection-limits.ts';
 import { timeOrderedId } from './events/time-ordered-id.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint } from './relay/endpoints.ts';
+import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint, responsesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
@@ -26,6 +26,7 @@ function pathOf(url: string | undefined): string {
 function relayEndpointOf(path: string): EndpointSpec | null {
   if (path === '/v1/chat/completions') return chatCompletionsEndpoint;
   if (path === '/v1/messages') return messagesEndpoint;
+  if (path === '/v1/responses') return responsesEndpoint;
   return null;
 }
 

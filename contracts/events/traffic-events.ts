@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { envelope } from './envelope.ts';
 
-export const endpointSchema = z.enum(['chat.completions', 'messages']);
+export const endpointSchema = z.enum(['chat.completions', 'messages', 'responses']);
 
 export const upstreamAttemptSchema = z.object({
   channelId: z.string(),
