@@ -7,6 +7,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { responsesObjectSchema, responsesStreamEventSchema } from '../../contracts/openai/responses-response.ts';
 import { type ConversionGateway, startConversionGateway } from '../conversion/support/gateway-clients.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 
@@ -281,4 +282,48 @@ describe('reasoning on an anthropic channel', () => {
     );
     expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
   });
+});
+
+describe('the wire: every converted event matches the Responses contract', () => {
+  const cases = [
+    { model: 'gpt-4o-mini', fixture: 'text' },
+    { model: 'gpt-4o-mini', fixture: 'interleaved-tool-calls' },
+    { model: 'gpt-4o-mini', fixture: 'thinking' },
+    { model: 'claude-sonnet-4-5', fixture: 'parallel-tool-calls' },
+    { model: 'claude-sonnet-4-5', fixture: 'thinking' },
+  ];
+  it.each(cases)(
+    '$model, $fixture: events in order, sequence numbers 0, 1, 2…, items opened before used',
+    async ({ model, fixture }) => {
+      gateway.harness.upstream.next(fixture);
+      const response = await gateway.post('/v1/responses', { model, input: 'Go', tools, stream: true });
+      const text = await response.text();
+      const events = [...text.matchAll(/^event: (.+)\ndata: (.+)$/gm)].map((match) => ({
+        name: match[1],
+        data: JSON.parse(match[2]!),
+      }));
+      const added = new Set<number>();
+      const done = new Set<number>();
+      events.forEach(({ name, data }, index) => {
+        expect(responsesStreamEventSchema.parse(data).type).toBe(name);
+        expect(data.sequence_number).toBe(index);
+        if (name === 'response.output_item.added') added.add(data.output_index);
+        if (name === 'response.output_item.done') done.add(data.output_index);
+        if ('output_index' in data && name !== 'response.output_item.added') {
+          expect(added.has(data.output_index)).toBe(true);
+          if (name !== 'response.output_item.done') expect(done.has(data.output_index)).toBe(false);
+        }
+      });
+      expect(events[0]!.name).toBe('response.created');
+      const last = events.at(-1)!;
+      expect(last.name).toBe('response.completed');
+      expect([...done].sort()).toEqual([...added].sort());
+      const final = responsesObjectSchema.parse(last.data.response);
+      expect(final.usage).not.toBeNull();
+      if (fixture.includes('tool-calls')) {
+        expect(final.output.filter((item) => item.type === 'function_call')).toHaveLength(2);
+        for (const item of final.output) if (item.type === 'function_call') JSON.parse(item.arguments);
+      }
+    },
+  );
 });
