@@ -173,4 +173,22 @@ describe('the request writers', () => {
     expect(messages[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'Call it.', signature: 'EqQBCkYIBxgCKkD' });
     expect(body['thinking']).toMatchObject({ type: 'enabled' });
   });
+
+  it('messages: unsigned thinking (a streamed item without encrypted_content) is not sent; the loop continues without thinking', () => {
+    const loop = read({
+      input: [
+        { role: 'user', content: 'Weather?' },
+        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Call it.' }] },
+        { type: 'function_call', call_id: 'toolu_01', name: 'lookup', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'toolu_01', output: 'done' },
+      ],
+      tools: [{ type: 'function', name: 'lookup' }],
+      reasoning: { effort: 'low' },
+    }).request;
+    const { body, warnings } = writeMessagesRequest(loop);
+    const messages = body['messages'] as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    expect(messages[1]!.content.map((block) => block['type'])).toEqual(['tool_use']);
+    expect(body['thinking']).toBeUndefined();
+    expect(warnings.join(' ')).toContain('carries no thinking block');
+  });
 });

@@ -281,6 +281,8 @@ describe('reasoning on an anthropic channel', () => {
       types.indexOf('response.output_text.delta'),
     );
     expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    const reasoning = final.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning.encrypted_content).toBe((loadJsonFixture('anthropic-thinking').body as any).content[0].signature);
   });
 });
 

@@ -33,6 +33,8 @@ export type ReplyPart =
   | { type: 'start'; id: string; model: string; usage: TokenCounts | null }
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
+  /** the signature of the reasoning just streamed (Anthropic's `signature_delta`) */
+  | { type: 'reasoning-signature'; signature: string }
   | { type: 'tool-call-start'; toolIndex: number; id: string; name: string }
   | { type: 'tool-call-delta'; toolIndex: number; arguments: string }
   | { type: 'finish'; reason: FinishReason; stopSequence: string | null }

@@ -57,7 +57,9 @@ function assistantMessage(turn: NeutralTurn, options: ChatRequestOptions): Messa
       : [],
   );
   const thinking = turn.parts.flatMap((part): Array<Record<string, unknown>> => {
-    if (part.type === 'thinking') return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
+    // Unsigned thinking cannot be verified upstream; Anthropic would refuse the turn.
+    if (part.type === 'thinking' && part.signature)
+      return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
     if (part.type === 'redacted-thinking') return [{ type: 'redacted_thinking', data: part.data }];
     return [];
   });

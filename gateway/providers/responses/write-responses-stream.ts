@@ -49,6 +49,9 @@ export class ResponsesStreamWriter {
         return part.text === '' ? '' : this.#text(part.text);
       case 'reasoning-delta':
         return part.text === '' ? '' : this.#reasoning(part.text);
+      case 'reasoning-signature':
+        this.#sign(part.signature);
+        return '';
       case 'tool-call-start':
         return this.#toolCallStart(part.toolIndex, part.id, part.name);
       case 'tool-call-delta':
@@ -175,6 +178,12 @@ export class ResponsesStreamWriter {
         delta,
       })
     );
+  }
+
+  /** The signature belongs to the reasoning item just streamed: the item's done event and the final response carry it. */
+  #sign(signature: string): void {
+    const reasoning = this.#output.findLast((item) => item.type === 'reasoning');
+    if (reasoning?.type === 'reasoning') reasoning.encrypted_content = (reasoning.encrypted_content ?? '') + signature;
   }
 
   #toolCallStart(toolIndex: number, callId: string, name: string): string {
