@@ -16,6 +16,7 @@ import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint, responses
 import { GatewayError } from './relay/errors.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
+import { answerStoredResponse, STORED_RESPONSES_PREFIX } from './relay/stored-responses.ts';
 
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
@@ -139,6 +140,10 @@ export function createGatewayServer(
     }
     if (path === '/v1/models' && request.method === 'GET') {
       void handleModels(request, response, relay);
+      return;
+    }
+    if (path.startsWith(STORED_RESPONSES_PREFIX)) {
+      answerStoredResponse(response, timeOrderedId());
       return;
     }
     consoleApp(request, response);
