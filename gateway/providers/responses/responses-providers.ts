@@ -1,22 +1,19 @@
 /**
  * @module gateway/providers/responses/responses-providers
- * The providers that serve `/v1/responses`: the client's request is read into the neutral request
- * and written for the channel's kind (converted-request.ts); the upstream's reply is read into the
- * neutral reply by that kind's reader and written in the Responses shape. An OpenAI-kind channel
- * with `responses_api: true` gets the request as is (openai/responses-native.ts).
+ * The adapter that serves `/v1/responses` from any channel kind: the client's request is read into
+ * the neutral request and written by the kind's request writer (converted-request.ts); the
+ * upstream's reply is read into the neutral reply by the kind's reader and written in the Responses
+ * shape. Everything kind-specific comes from the kind's entry (kinds.ts). An OpenAI-kind channel with
+ * `responses_api: true` gets the request as is instead (openai/responses-native.ts).
  */
+import type { ChannelType } from '../../../contracts/channel-type.ts';
 import type { ResponsesRequest } from '../../../contracts/openai/responses-request.ts';
-import { buildAnthropicRequest } from '../anthropic/request.ts';
 import { ConvertingStreamRelay } from '../conversion/converting-stream-relay.ts';
-import { JsonToolToContent, jsonResponseTool, jsonToolToContentReply } from '../conversion/json-response-tool.ts';
-import { readAnthropicMessage } from '../conversion/read-anthropic-message.ts';
-import { AnthropicStreamReader } from '../conversion/read-anthropic-stream.ts';
-import { readOpenAICompletion } from '../conversion/read-openai-completion.ts';
-import { OpenAIStreamReader } from '../conversion/read-openai-stream.ts';
+import { JsonToolToContent, jsonToolToContentReply } from '../conversion/json-response-tool.ts';
 import type { Reply, ReplyPartFilter } from '../conversion/reply.ts';
 import { replyText, withUsage } from '../conversion/reply-text.ts';
 import { ThinkingToContent, thinkingToContentReply } from '../conversion/thinking-to-content.ts';
-import { buildOpenAIRequest } from '../openai/request.ts';
+import { upstreamKinds } from '../kinds.ts';
 import { openAIResponsesNative } from '../openai/responses-native.ts';
 import type { Provider, RelayInput, ResponseReading } from '../provider.ts';
 import { withWarnings } from '../provider-extensions.ts';
@@ -25,75 +22,62 @@ import { writeResponsesReply } from './write-responses-reply.ts';
 import { ResponsesStreamWriter } from './write-responses-stream.ts';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-type Kind = 'openai' | 'anthropic';
 
-function filters(kind: Kind, input: RelayInput): ReplyPartFilter[] {
-  const json = kind === 'anthropic' ? jsonResponseTool(convertedFor(kind, input.body).chatBody) : null;
+function filters(kind: ChannelType, input: RelayInput): ReplyPartFilter[] {
+  const answerTool = convertedFor(kind, input.body).answerTool;
   return [
-    ...(json ? [new JsonToolToContent(json.name)] : []),
+    ...(answerTool ? [new JsonToolToContent(answerTool)] : []),
     ...(input.route.channel.thinkingToContent ? [new ThinkingToContent()] : []),
   ];
 }
 
-function filtered(kind: Kind, reply: Reply, input: RelayInput): Reply {
-  const json = kind === 'anthropic' ? jsonResponseTool(convertedFor(kind, input.body).chatBody) : null;
-  const answered = json ? jsonToolToContentReply(reply, json.name) : reply;
+function filtered(kind: ChannelType, reply: Reply, input: RelayInput): Reply {
+  const answerTool = convertedFor(kind, input.body).answerTool;
+  const answered = answerTool ? jsonToolToContentReply(reply, answerTool) : reply;
   return input.route.channel.thinkingToContent ? thinkingToContentReply(answered) : answered;
 }
 
-function reading(kind: Kind, read: Reply, input: RelayInput): ResponseReading {
-  const reply = filtered(kind, read, input);
+function reading(kind: ChannelType, body: unknown, input: RelayInput): ResponseReading {
+  const reply = filtered(kind, upstreamKinds[kind].readReply(body), input);
   const completionText = replyText(reply);
-  const chatBody = convertedFor(kind, input.body).chatBody as Record<string, unknown>;
   return {
     usage: reply.usage,
     usageRefused: reply.usageRefused ?? null,
     model: reply.model || null,
     completionText,
     clientBody: writeResponsesReply(
-      withUsage(reply, chatBody, completionText),
+      withUsage(reply, input.body, completionText),
       input.body as ResponsesRequest,
       nowSeconds(),
     ),
   };
 }
 
-function streamRelay(kind: Kind, input: RelayInput) {
-  return new ConvertingStreamRelay({
-    reader: kind === 'openai' ? new OpenAIStreamReader() : new AnthropicStreamReader(),
-    filters: filters(kind, input),
-    writer: new ResponsesStreamWriter({ request: input.body as ResponsesRequest, createdAt: nowSeconds() }),
-    clientBody: convertedFor(kind, input.body).chatBody as Record<string, unknown>,
-    channel: input.route.channel,
-  });
+/** `/v1/responses` on a channel of `kind`. */
+export function responsesOn(kind: ChannelType): Provider {
+  const native = (input: RelayInput) =>
+    upstreamKinds[kind].capabilities.nativeResponses && input.route.channel.responsesApi === true;
+  return {
+    buildRequest(input) {
+      if (native(input)) return openAIResponsesNative.buildRequest(input);
+      const { body, warnings } = convertedFor(kind, input.body);
+      // Responses clients send no anthropic-version or anthropic-beta: the kind's defaults apply.
+      return withWarnings(upstreamKinds[kind].buildRequest({ ...input, body, clientHeaders: {} }), warnings);
+    },
+    readResponse(body, input) {
+      if (native(input)) return openAIResponsesNative.readResponse(body, input);
+      return reading(kind, body, input);
+    },
+    createStreamRelay(options) {
+      const { input } = options;
+      if (native(input)) return openAIResponsesNative.createStreamRelay(options);
+      return new ConvertingStreamRelay({
+        reader: upstreamKinds[kind].createStreamReader(),
+        filters: filters(kind, input),
+        writer: new ResponsesStreamWriter({ request: input.body as ResponsesRequest, createdAt: nowSeconds() }),
+        clientBody: input.body,
+        channel: input.route.channel,
+      });
+    },
+  };
 }
-
-/** `/v1/responses` on an OpenAI-kind channel: natively when it serves the Responses API, else as chat completions. */
-export const responsesOnOpenAI: Provider = {
-  buildRequest(input) {
-    if (input.route.channel.responsesApi) return openAIResponsesNative.buildRequest(input);
-    const { body, warnings } = convertedFor('openai', input.body);
-    return withWarnings(buildOpenAIRequest({ ...input, body }), warnings);
-  },
-  readResponse(body, input) {
-    if (input.route.channel.responsesApi) return openAIResponsesNative.readResponse(body, input);
-    return reading('openai', readOpenAICompletion(body as Parameters<typeof readOpenAICompletion>[0]), input);
-  },
-  createStreamRelay(options) {
-    if (options.input.route.channel.responsesApi) return openAIResponsesNative.createStreamRelay(options);
-    return streamRelay('openai', options.input);
-  },
-};
-
-/** `/v1/responses` on an `anthropic` channel, as a Messages request. */
-export const responsesOnAnthropic: Provider = {
-  buildRequest(input) {
-    const { body, warnings } = convertedFor('anthropic', input.body);
-    // Responses clients send no anthropic-version or anthropic-beta; the defaults apply.
-    const built = buildAnthropicRequest({ ...input, body, clientHeaders: {} });
-    return withWarnings(built, warnings);
-  },
-  readResponse: (body, input) =>
-    reading('anthropic', readAnthropicMessage(body as Parameters<typeof readAnthropicMessage>[0]), input),
-  createStreamRelay: ({ input }) => streamRelay('anthropic', input),
-};
