@@ -4,6 +4,8 @@
  * snake_case on the wire, like the relay endpoints.
  */
 import { z } from 'zod';
+import { roleSchema } from './account-role.ts';
+import { channelTypeSchema } from './channel-type.ts';
 
 export const emailSchema = z
   .email('must be an email address')
@@ -26,7 +28,7 @@ export const userViewSchema = z.object({
   id: z.string(),
   email: z.string(),
   name: z.string(),
-  role: z.enum(['user', 'admin']),
+  role: roleSchema,
 });
 
 const tokenPolicyFields = {
@@ -192,14 +194,14 @@ export const adminUserViewSchema = userViewSchema.extend({
 });
 
 export const updateUserRequestSchema = z.object({
-  role: z.enum(['user', 'admin']).optional(),
+  role: roleSchema.optional(),
   disabled: z.boolean().optional(),
 });
 
 // Admin: channels. The upstream key is write-only: sent on create (and on update to replace it),
 // never returned; `key_hint` shows only its last characters.
 
-export const channelTypeSchema = z.enum(['openai', 'anthropic']);
+export { channelTypeSchema };
 
 const channelFields = {
   name: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
@@ -223,6 +225,8 @@ const channelFields = {
   /** weighted random inside a tier */
   weight: z.number().int().min(0),
   thinking_to_content: z.boolean(),
+  /** an openai channel that serves `/v1/responses` itself */
+  responses_api: z.boolean(),
   enabled: z.boolean(),
 };
 
@@ -238,6 +242,7 @@ export const createChannelRequestSchema = z
     priority: channelFields.priority.optional(),
     weight: channelFields.weight.optional(),
     thinking_to_content: channelFields.thinking_to_content.optional(),
+    responses_api: channelFields.responses_api.optional(),
     enabled: channelFields.enabled.optional(),
   })
   .refine((input) => input.api_key !== undefined || input.api_keys !== undefined, {
@@ -265,6 +270,7 @@ export const channelViewSchema = z.object({
   priority: z.number(),
   weight: z.number(),
   thinking_to_content: z.boolean(),
+  responses_api: z.boolean().optional(),
   enabled: z.boolean(),
   /** `config`: from the GATEWAY_CONFIG file, read-only in the console (change it in the file) */
   source: z.enum(['console', 'config']),
@@ -316,7 +322,7 @@ export type UsageByToken = z.infer<typeof usageByTokenSchema>;
 export type ChangePasswordRequest = z.infer<typeof changePasswordRequestSchema>;
 export type AdminUserView = z.infer<typeof adminUserViewSchema>;
 export type UpdateUserRequest = z.infer<typeof updateUserRequestSchema>;
-export type ChannelType = z.infer<typeof channelTypeSchema>;
+export type { ChannelType } from './channel-type.ts';
 export type CreateChannelRequest = z.infer<typeof createChannelRequestSchema>;
 export type UpdateChannelRequest = z.infer<typeof updateChannelRequestSchema>;
 export type ChannelView = z.infer<typeof channelViewSchema>;

@@ -5,11 +5,12 @@
  * `https://api.anthropic.com`). Its `prices` set what each model costs (gateway/pricing/).
  */
 import { z } from 'zod';
+import { channelTypeSchema } from './channel-type.ts';
 
 export const channelConfigSchema = z
   .object({
     name: z.string().min(1),
-    type: z.enum(['openai', 'anthropic']),
+    type: channelTypeSchema,
     base_url: z.url('must be an absolute http(s) URL'),
     api_key: z.string().min(1, 'must hold the upstream key').optional(),
     /** several upstream keys, used in turn (round-robin); replaces `api_key` */
@@ -22,6 +23,8 @@ export const channelConfigSchema = z
     /** weighted random inside a tier */
     weight: z.number().int().min(0).default(1),
     thinking_to_content: z.boolean().default(false),
+    /** an openai channel whose upstream serves `/v1/responses` itself: Responses requests are relayed as they are */
+    responses_api: z.boolean().optional(),
     enabled: z.boolean().default(true),
     /** per-channel timeouts in ms; absent means the gateway's defaults (UPSTREAM_*_TIMEOUT_MS) */
     connect_timeout_ms: z.number().int().min(1).optional(),

@@ -14,10 +14,11 @@ import { timeOrderedId } from './events/time-ordered-id.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { countTokensEndpoint } from './relay/count-tokens-endpoint.ts';
 import { embeddingsEndpoint } from './relay/embeddings-endpoint.ts';
-import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint } from './relay/endpoints.ts';
+import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint, responsesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
+import { answerStoredResponse, STORED_RESPONSES_PREFIX } from './relay/stored-responses.ts';
 
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
@@ -28,6 +29,7 @@ function pathOf(url: string | undefined): string {
 function relayEndpointOf(path: string): EndpointSpec | null {
   if (path === '/v1/chat/completions') return chatCompletionsEndpoint;
   if (path === '/v1/messages') return messagesEndpoint;
+  if (path === '/v1/responses') return responsesEndpoint;
   if (path === '/v1/embeddings') return embeddingsEndpoint;
   if (path === '/v1/messages/count_tokens') return countTokensEndpoint;
   return null;
@@ -142,6 +144,10 @@ export function createGatewayServer(
     }
     if (path === '/v1/models' && request.method === 'GET') {
       void handleModels(request, response, relay);
+      return;
+    }
+    if (path.startsWith(STORED_RESPONSES_PREFIX)) {
+      answerStoredResponse(response, timeOrderedId());
       return;
     }
     consoleApp(request, response);

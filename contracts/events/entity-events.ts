@@ -4,9 +4,9 @@
  * HMAC-SHA256 hash and a display hint, upstream keys only encrypted (AES-256-GCM).
  */
 import { z } from 'zod';
+import { roleSchema } from '../account-role.ts';
+import { channelTypeSchema } from '../channel-type.ts';
 import { envelope } from './envelope.ts';
-
-export const roleSchema = z.enum(['user', 'admin']);
 
 export const userRegisteredV1 = envelope(
   'user.registered',
@@ -97,8 +97,6 @@ export const tokenUpdatedV1 = envelope(
 
 export const tokenRevokedV1 = envelope('token.revoked', 1, z.object({ tokenId: z.string(), userId: z.string() }));
 
-export const channelTypeSchema = z.enum(['openai', 'anthropic']);
-
 /** Who manages a channel: the console, or the operator's GATEWAY_CONFIG file (re-applied at every start). */
 export const channelSourceSchema = z.enum(['console', 'config']);
 
@@ -133,6 +131,8 @@ export const channelConfiguredV1 = envelope(
      * marked `config` at the next start, as its entry then differs from the stored channel
      */
     source: channelSourceSchema.optional(),
+    /** an OpenAI-kind channel that serves `/v1/responses` itself; absent means it does not */
+    responsesApi: z.boolean().optional(),
   }),
 );
 
@@ -146,6 +146,7 @@ export type TokenUpdated = z.infer<typeof tokenUpdatedV1>;
 export type TokenRevoked = z.infer<typeof tokenRevokedV1>;
 export type ChannelConfigured = z.infer<typeof channelConfiguredV1>;
 export type ChannelRemoved = z.infer<typeof channelRemovedV1>;
-export type ChannelType = z.infer<typeof channelTypeSchema>;
 export type ChannelSource = z.infer<typeof channelSourceSchema>;
-export type Role = z.infer<typeof roleSchema>;
+
+export { type Role, roleSchema } from '../account-role.ts';
+export { type ChannelType, channelTypeSchema } from '../channel-type.ts';

@@ -8,11 +8,17 @@ import { z } from 'zod';
 import { envelope } from './envelope.ts';
 
 /**
- * `embeddings` and `messages.count_tokens` were added to version 1 as new values: no older event
- * holds them, but a projector built before them refuses an event that does, so in cluster mode the
+ * `embeddings`, `messages.count_tokens` and `responses` were added to version 1 as new values: no older
+ * event holds them, but a projector built before them refuses an event that does, so in cluster mode the
  * projectors are upgraded before the gateways that write them.
  */
-export const endpointSchema = z.enum(['chat.completions', 'messages', 'embeddings', 'messages.count_tokens']);
+export const endpointSchema = z.enum([
+  'chat.completions',
+  'messages',
+  'responses',
+  'embeddings',
+  'messages.count_tokens',
+]);
 
 export const upstreamAttemptSchema = z.object({
   channelId: z.string(),

@@ -47,6 +47,8 @@ export async function seedChannels(context: CommandContext, channels: readonly C
       thinkingToContent: channel.thinking_to_content,
       enabled: channel.enabled,
       source: 'config' as const,
+      // Only when set: channels seeded before the field existed stay unchanged.
+      ...(channel.responses_api && { responsesApi: true }),
       ...(channel.connect_timeout_ms !== undefined && { connectTimeoutMs: channel.connect_timeout_ms }),
       ...(channel.first_byte_timeout_ms !== undefined && { firstByteTimeoutMs: channel.first_byte_timeout_ms }),
       ...(channel.idle_timeout_ms !== undefined && { idleTimeoutMs: channel.idle_timeout_ms }),

@@ -6,8 +6,7 @@
 import { request } from 'undici';
 import type { ChannelTestResult } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
-import { buildAnthropicRequest } from '../providers/anthropic/request.ts';
-import { buildOpenAIRequest } from '../providers/openai/request.ts';
+import { providerKinds } from '../providers/index.ts';
 import type { RelayInput } from '../providers/provider.ts';
 import { transportError } from '../relay/upstream-client.ts';
 import { upstreamError } from '../relay/upstream-error.ts';
@@ -39,11 +38,11 @@ export async function testChannel(
       },
       upstreamModel: channel.modelMapping[model] ?? model,
     },
-    body: { model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
+    body: providerKinds[channel.type].testRequest(model),
     stream: false,
     clientHeaders: {},
   };
-  const built = (channel.type === 'anthropic' ? buildAnthropicRequest : buildOpenAIRequest)(input).upstream;
+  const built = providerKinds[channel.type].buildRequest(input).upstream;
   const started = now();
   const result = (ok: boolean, status: number, error: string | null): ChannelTestResult => ({
     ok,

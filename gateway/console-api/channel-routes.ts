@@ -56,6 +56,7 @@ export function channelView(
     priority: channel.priority,
     weight: channel.weight,
     thinking_to_content: channel.thinkingToContent,
+    responses_api: channel.responsesApi === true,
     enabled: channel.enabled,
     source: channel.source ?? 'console',
     updated_at: channel.updatedAt,

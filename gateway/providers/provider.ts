@@ -3,18 +3,14 @@
  * What an upstream kind supplies to the relay: a pure request builder, the usage of a whole response,
  * and a per-request stream relay that turns each upstream SSE event into what the client receives.
  */
+
+import type { TokenCounts } from '../../contracts/neutral/usage.ts';
 import type { Route } from '../relay/channel-router.ts';
 import type { UpstreamRequest } from '../relay/upstream-client.ts';
 import type { UsageRefusalNote } from './usage-check.ts';
 
-/** Token accounting in OpenAI semantics: `promptTokens` includes cached and cache-write tokens. */
-export interface TokenCounts {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-}
+/** Token accounting in OpenAI semantics (contracts/neutral/usage.ts). */
+export type { TokenCounts } from '../../contracts/neutral/usage.ts';
 
 export interface SseEvent {
   event?: string | undefined;

@@ -29,6 +29,8 @@ export interface RoutableChannel {
   weight: number;
   modelMapping: Record<string, string>;
   thinkingToContent: boolean;
+  /** an OpenAI-kind channel that serves `/v1/responses` itself: Responses requests go to it as they are */
+  responsesApi?: boolean;
 }
 
 export interface Route {
@@ -89,6 +91,7 @@ export class ChannelRouter {
       weight: document.weight,
       modelMapping: document.modelMapping,
       thinkingToContent: document.thinkingToContent,
+      responsesApi: document.responsesApi === true,
     };
   }
 

@@ -1,17 +1,15 @@
 /**
  * @module gateway/relay/endpoints
- * The two relay endpoints as data: how each reads its key, which body contract it checks, which
+ * The relay endpoints as data: how each reads its key, which body contract it checks, which
  * channel kinds can serve it, and how it renders errors, before and after the first byte.
  */
 import type { z } from 'zod';
 import { messagesRequestSchema } from '../../contracts/anthropic/messages-request.ts';
 import type { ChannelType, Endpoint } from '../../contracts/events/index.ts';
 import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
-import { anthropicProvider } from '../providers/anthropic/index.ts';
-import { anthropicForChatCompletions } from '../providers/conversion/anthropic-for-chat-completions.ts';
-import { openAIForMessages } from '../providers/conversion/openai-for-messages.ts';
+import { responsesRequestSchema } from '../../contracts/openai/responses-request.ts';
 import { type ResolvedModel, resolveThinkingSuffix } from '../providers/conversion/thinking.ts';
-import { openAIProvider } from '../providers/openai/index.ts';
+import { providersFor } from '../providers/index.ts';
 import type { Provider, TokenCounts } from '../providers/provider.ts';
 import { bearerKey } from './authenticate.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
@@ -59,7 +57,7 @@ export const chatCompletionsEndpoint: EndpointSpec = {
   certainlyValid: chatCompletionCertainlyValid,
   keyOf: (headers) => bearerKey(single(headers['authorization'])),
   keyHint: '`Authorization: Bearer sk-...`',
-  providers: { openai: openAIProvider, anthropic: anthropicForChatCompletions },
+  providers: providersFor('chat.completions'),
   errorBody: (error) => openAIErrorBody(error),
   streamErrorFrame: (error) => `data: ${JSON.stringify(openAIErrorBody(error))}\n\n`,
 };
@@ -71,9 +69,26 @@ export const messagesEndpoint: EndpointSpec = {
   // Anthropic SDK users send x-api-key; Claude Code and OAuth-style clients send a bearer token.
   keyOf: (headers) => single(headers['x-api-key'])?.trim() || bearerKey(single(headers['authorization'])),
   keyHint: '`x-api-key: sk-...`',
-  providers: { anthropic: anthropicProvider, openai: openAIForMessages },
+  providers: providersFor('messages'),
   errorBody: (error, requestId) => anthropicErrorBody(error, requestId),
   streamErrorFrame: (error, requestId) =>
     `event: error\ndata: ${JSON.stringify(anthropicErrorBody(error, requestId))}\n\n`,
   resolveModel: resolveThinkingSuffix,
+};
+
+/** Responses clients are OpenAI clients: a bearer key, OpenAI's error shape, and in-stream errors as `error` events. */
+export const responsesEndpoint: EndpointSpec = {
+  name: 'responses',
+  schema: responsesRequestSchema,
+  // Every body goes through the contract: the Responses input is too varied for a hand check to pay.
+  certainlyValid: () => false,
+  keyOf: (headers) => bearerKey(single(headers['authorization'])),
+  keyHint: '`Authorization: Bearer sk-...`',
+  providers: providersFor('responses'),
+  errorBody: (error) => openAIErrorBody(error),
+  streamErrorFrame: (error) => {
+    const { message, type, param, code } = openAIErrorBody(error).error;
+    const event = { type: 'error', code: code ?? type, message, param, sequence_number: 0 };
+    return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+  },
 };

@@ -29,12 +29,26 @@ function textOf(content: unknown): { text: string; images: number } {
   return { text, images };
 }
 
+/**
+ * A Responses body's `input`, as messages: one for a string, else one per item, whose text is its
+ * content, a function call's arguments or a call's output.
+ */
+function responsesInput(input: unknown): Array<Record<string, unknown>> {
+  if (typeof input === 'string') return [{ content: input }];
+  if (!Array.isArray(input)) return [];
+  return (input as Array<Record<string, unknown>>).map((item) => ({
+    content: item['content'] ?? item['output'] ?? item['arguments'] ?? '',
+  }));
+}
+
 export function estimatePromptTokens(body: Record<string, unknown>): number {
-  const messages = Array.isArray(body['messages']) ? (body['messages'] as Array<Record<string, unknown>>) : [];
+  const messages = Array.isArray(body['messages'])
+    ? (body['messages'] as Array<Record<string, unknown>>)
+    : responsesInput(body['input']);
   let tokens = REPLY_PRIMER;
   // One budget for the whole prompt: a body of many long messages costs no more to estimate than one.
   const budget = countingBudget();
-  const system = textOf(body['system']);
+  const system = textOf(body['system'] ?? body['instructions']);
   if (system.text) tokens += TOKENS_PER_MESSAGE + countTokens(system.text, budget);
   for (const message of messages) {
     const { text, images } = textOf(message['content']);

@@ -14,7 +14,8 @@ import { GatewayError } from './errors.ts';
 export const DEFAULT_COMPLETION_ALLOWANCE = 1_024;
 
 function completionAllowance(body: Record<string, unknown>): number {
-  for (const field of ['max_completion_tokens', 'max_tokens']) {
+  // max_output_tokens: the Responses API's name for it.
+  for (const field of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
     const value = body[field];
     if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.ceil(value);
   }

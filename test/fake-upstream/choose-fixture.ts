@@ -28,6 +28,7 @@ const streamSuffix = '-stream';
 export function providerForPath(path: string): Provider | undefined {
   if (path === '/v1/chat/completions') return 'openai';
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
+  if (path === '/v1/responses') return 'openai-responses';
   if (path === '/v1/embeddings') return 'openai';
   return undefined;
 }
@@ -45,7 +46,7 @@ export function toScenarioOptions(scenario: Scenario): ScenarioOptions {
 
 /** Throws at `next()` time for a case no provider has, so a typo fails the test that made it. */
 export function assertCaseExists(caseName: string): void {
-  const exists = (['openai', 'anthropic'] as const).some(
+  const exists = (['openai', 'anthropic', 'openai-responses'] as const).some(
     (provider) => hasFixture(`${provider}-${caseName}`) || hasFixture(`${provider}-${caseName}${streamSuffix}`),
   );
   if (!exists) throw new Error(`Fake upstream: no fixture case "${caseName}" for any provider`);

@@ -64,6 +64,8 @@ const coveredFixtures = new Set<string>([
   ...openaiOnlyReplyCases.flatMap((caseName) => [`openai-${caseName}`, `openai-${caseName}-stream`]),
   ...openaiErrors.map(([status]) => `openai-error-${status}`),
   ...anthropicErrors.map(([status]) => `anthropic-error-${status}`),
+  'openai-responses-text',
+  'openai-responses-text-stream',
 ]);
 
 const expectedCompletion = (name: string) => loadJsonFixture(name).body as OpenAI.ChatCompletion;
@@ -219,6 +221,28 @@ describe('Anthropic fixtures through the @anthropic-ai/sdk', () => {
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect(error).toMatchObject({ status: undefined, type: 'overloaded_error' });
     expect(streamedText).toBe('Once upon a time');
+  });
+});
+
+describe('openai responses fixtures', () => {
+  it('openai-responses-text parses with responses.create', async () => {
+    const expected = loadJsonFixture('openai-responses-text').body as OpenAI.Responses.Response;
+    const response = await openai.responses.create({ model: 'gpt-4.1-mini', input: 'Hello' });
+    expect(response.output_text).toBe('Hello! How can I help you today?');
+    expect(response.usage).toEqual(expected.usage);
+    expect(upstream.requests[0]!.path).toBe('/v1/responses');
+  });
+
+  it('openai-responses-text-stream parses with responses.stream into the same text', async () => {
+    const stream = openai.responses.stream({ model: 'gpt-4.1-mini', input: 'Hello' });
+    let streamedText = '';
+    stream.on('response.output_text.delta', (event) => {
+      streamedText += event.delta;
+    });
+    const final = await stream.finalResponse();
+    expect(final.output_text).toBe('Hello! How can I help you today?');
+    expect(streamedText).toBe(final.output_text);
+    expect(final.usage?.total_tokens).toBe(49);
   });
 });
 

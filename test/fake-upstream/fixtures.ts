@@ -9,7 +9,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export type Provider = 'openai' | 'anthropic';
+/** `openai-responses`: OpenAI's Responses API (`POST /v1/responses`), fixtures named `openai-responses-<case>` */
+export type Provider = 'openai' | 'anthropic' | 'openai-responses';
 
 export interface JsonFixture {
   kind: 'json';

@@ -7,14 +7,15 @@ import { type JsonFixture, loadJsonFixture, type Provider } from './fixtures.ts'
 
 export function requestIdHeader(provider: Provider): Record<string, string> {
   // OpenAI names it `x-request-id`, Anthropic `request-id`; the SDKs read only their own.
-  return provider === 'openai'
+  return provider !== 'anthropic'
     ? { 'x-request-id': `req_${randomBytes(16).toString('hex')}` }
     : { 'request-id': `req_011C${randomBytes(12).toString('base64url')}` };
 }
 
 /** Auth failures reuse the recorded 401 fixtures, so there is one source for that shape. */
 export function authenticationError(provider: Provider): JsonFixture {
-  return loadJsonFixture(`${provider}-error-401`);
+  // The Responses API authenticates as the rest of OpenAI's API does.
+  return loadJsonFixture(`${provider === 'anthropic' ? 'anthropic' : 'openai'}-error-401`);
 }
 
 export function missingVersionError(): JsonFixture {

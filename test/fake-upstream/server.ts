@@ -171,7 +171,7 @@ function authenticationFailure(
 ): JsonFixture | undefined {
   const accepts = (key: string | undefined) => Boolean(key) && (acceptedKey === undefined || key === acceptedKey);
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
-  if (provider === 'openai') return accepts(bearer) ? undefined : authenticationError('openai');
+  if (provider !== 'anthropic') return accepts(bearer) ? undefined : authenticationError(provider);
   if (!accepts(firstValue(headers['x-api-key']) ?? bearer)) return authenticationError('anthropic');
   if (!firstValue(headers['anthropic-version'])) return missingVersionError();
   return undefined;

@@ -73,6 +73,7 @@ export function streamFrames(provider: Provider, fixture: StreamFixture, include
   const key = `${fixture.name}|${includeUsage}`;
   let frames = frameCache.get(key);
   if (!frames) {
+    // The Responses API names each event in an `event:` line, as Anthropic does.
     frames = provider === 'openai' ? openaiFrames(fixture.chunks, includeUsage) : anthropicFrames(fixture.chunks);
     frameCache.set(key, frames);
   }

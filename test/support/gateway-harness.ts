@@ -31,6 +31,8 @@ export interface ExtraChannel {
   type: 'openai' | 'anthropic';
   models: string[];
   thinkingToContent?: boolean;
+  /** an openai channel that serves `/v1/responses` itself */
+  responsesApi?: boolean;
   /** another upstream (default: the harness's fake upstream in the channel's format) */
   baseUrl?: string;
   /** several upstream keys, used in turn (default: the format's one key) */
@@ -60,6 +62,7 @@ function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): strin
       : `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : UPSTREAM_KEY_ANTHROPIC}`,
     `    models: [${channel.models.join(', ')}]`,
     `    thinking_to_content: ${channel.thinkingToContent === true}`,
+    ...(channel.responsesApi ? ['    responses_api: true'] : []),
     ...(channel.priority !== undefined ? [`    priority: ${channel.priority}`] : []),
     ...(channel.weight !== undefined ? [`    weight: ${channel.weight}`] : []),
     ...(channel.firstByteTimeoutMs !== undefined ? [`    first_byte_timeout_ms: ${channel.firstByteTimeoutMs}`] : []),

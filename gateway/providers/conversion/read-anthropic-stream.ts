@@ -21,6 +21,7 @@ interface AnthropicEvent {
     text?: string;
     thinking?: string;
     partial_json?: string;
+    signature?: string;
     stop_reason?: string | null;
     stop_sequence?: string | null;
   };
@@ -123,8 +124,13 @@ export class AnthropicStreamReader {
         tool.sawArguments = true;
         return [{ type: 'tool-call-delta', toolIndex: tool.toolIndex, arguments: delta.partial_json }];
       }
+      case 'signature_delta':
+        // Only a writer that can hand the signature back (Responses' encrypted_content) uses it.
+        return typeof delta.signature === 'string' && delta.signature
+          ? [{ type: 'reasoning-signature', signature: delta.signature }]
+          : [];
       default:
-        // signature_delta and citations_delta have no place in the other format.
+        // citations_delta has no place in the other formats.
         return [];
     }
   }

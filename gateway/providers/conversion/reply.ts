@@ -1,30 +1,17 @@
 /**
  * @module gateway/providers/conversion/reply
- * The format-neutral reply that both conversions meet in. A reader turns one provider's reply (a whole
- * body, or a stream one SSE event at a time) into these shapes, optional filters rewrite them
+ * The format-neutral reply that every conversion meets in (its blocks and finish reasons are written
+ * down in contracts/neutral/reply.ts). A reader turns one provider's reply (a whole body, or a stream
+ * one SSE event at a time) into these shapes, optional filters rewrite them
  * (thinking as `<think>` text, the JSON-response tool as content), and a writer renders them in the
- * client's format. Two readers and two writers serve all four directions, so every wire rule lives in
+ * client's format. One reader per upstream kind and one writer per client format serve every direction, so every wire rule lives in
  * exactly one place.
  */
+import type { FinishReason, ReplyBlock } from '../../../contracts/neutral/reply.ts';
 import type { TokenCounts } from '../provider.ts';
 import type { UsageRefusalNote } from '../usage-check.ts';
 
-/** Why generation stopped: the union of both vocabularies, so a same-format round trip keeps its value. */
-export type FinishReason =
-  | 'stop'
-  | 'stop-sequence'
-  | 'length'
-  | 'tool-calls'
-  | 'content-filter'
-  | 'pause'
-  | 'context-exceeded';
-
-export type ReplyBlock =
-  | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string; signature: string }
-  | { type: 'redacted-reasoning'; data: string }
-  /** `arguments` is JSON text, as OpenAI carries it; Anthropic's object input is serialised on reading. */
-  | { type: 'tool-call'; id: string; name: string; arguments: string };
+export type { FinishReason, ReplyBlock } from '../../../contracts/neutral/reply.ts';
 
 /** A whole (non-streamed) reply; `usageRefused` says why its upstream's usage was not believed. */
 export interface Reply extends UsageRefusalNote {
@@ -46,6 +33,8 @@ export type ReplyPart =
   | { type: 'start'; id: string; model: string; usage: TokenCounts | null }
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
+  /** the signature of the reasoning just streamed (Anthropic's `signature_delta`) */
+  | { type: 'reasoning-signature'; signature: string }
   | { type: 'tool-call-start'; toolIndex: number; id: string; name: string }
   | { type: 'tool-call-delta'; toolIndex: number; arguments: string }
   | { type: 'finish'; reason: FinishReason; stopSequence: string | null }

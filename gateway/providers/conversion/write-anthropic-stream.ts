@@ -67,6 +67,9 @@ export class AnthropicStreamWriter {
       case 'usage':
         this.#usage = anthropicUsage(part.usage);
         return '';
+      case 'reasoning-signature':
+        // Converted thinking reaches an Anthropic client only from an OpenAI-format upstream, which signs nothing.
+        return '';
       case 'end':
         return this.#end();
       case 'error':

@@ -24,6 +24,8 @@ export interface ChannelDocument {
   idleTimeoutMs?: number;
   /** absent on channels configured before sources were recorded: the console's */
   source?: ChannelSource;
+  /** an OpenAI-kind channel that serves `/v1/responses` itself */
+  responsesApi?: boolean;
   updatedAt: string;
 }
 

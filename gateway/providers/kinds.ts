@@ -1,0 +1,80 @@
+/**
+ * @module gateway/providers/kinds
+ * What each channel kind brings to the neutral core: its request writer (neutral request → upstream
+ * body), its reply and stream readers (upstream → neutral reply), how a request to it is addressed
+ * and authenticated, the channel test's request, and its capabilities. The registry
+ * (gateway/providers/index.ts) adds which client endpoints each kind serves; the generic adapters
+ * (responses/responses-providers.ts) read only this, so a new kind is one entry here.
+ */
+import type { ChannelType } from '../../contracts/channel-type.ts';
+import type { NeutralRequest } from '../../contracts/neutral/request.ts';
+import { buildAnthropicRequest } from './anthropic/request.ts';
+import { writeMessagesRequest } from './anthropic/write-messages-request.ts';
+import { jsonResponseTool } from './conversion/json-response-tool.ts';
+import { readAnthropicMessage } from './conversion/read-anthropic-message.ts';
+import { AnthropicStreamReader } from './conversion/read-anthropic-stream.ts';
+import { readOpenAICompletion } from './conversion/read-openai-completion.ts';
+import { OpenAIStreamReader } from './conversion/read-openai-stream.ts';
+import type { Reply, ReplyPart } from './conversion/reply.ts';
+import { buildOpenAIRequest } from './openai/request.ts';
+import { writeChatRequest } from './openai/write-chat-request.ts';
+import type { BuiltRequest, RelayInput, SseEvent } from './provider.ts';
+
+export interface StreamReader {
+  read(event: SseEvent): ReplyPart[];
+  readonly usageRefused?: string | null;
+}
+
+export interface WrittenRequest {
+  body: Record<string, unknown>;
+  /** what the writer dropped or changed, one short sentence each */
+  warnings: string[];
+  /** the tool the response format became (Anthropic), whose call the reply turns into its content */
+  answerTool: string | null;
+}
+
+export interface UpstreamKind {
+  writeRequest(request: NeutralRequest): WrittenRequest;
+  /** a whole upstream reply as the neutral reply */
+  readReply(body: unknown): Reply;
+  /** a fresh reader of one upstream stream */
+  createStreamReader(): StreamReader;
+  /** the upstream URL, headers (the channel's key, as this kind authenticates) and body of a request */
+  buildRequest(input: RelayInput): BuiltRequest;
+  /** the smallest request the channel test sends: one token */
+  testRequest(model: string): Record<string, unknown>;
+  capabilities: {
+    /** thinking comes back with signatures the upstream verifies when it is sent back */
+    signedThinking: boolean;
+    /** a channel of this kind may serve `/v1/responses` natively (`responses_api: true`) */
+    nativeResponses: boolean;
+  };
+}
+
+const ping = (model: string) => ({ model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] });
+
+export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
+  openai: {
+    writeRequest: (request) => ({
+      body: writeChatRequest(request) as Record<string, unknown>,
+      warnings: [],
+      answerTool: null,
+    }),
+    readReply: (body) => readOpenAICompletion(body as Parameters<typeof readOpenAICompletion>[0]),
+    createStreamReader: () => new OpenAIStreamReader(),
+    buildRequest: buildOpenAIRequest,
+    testRequest: ping,
+    capabilities: { signedThinking: false, nativeResponses: true },
+  },
+  anthropic: {
+    writeRequest(request) {
+      const { body, warnings, chatBody } = writeMessagesRequest(request);
+      return { body, warnings, answerTool: jsonResponseTool(chatBody as Record<string, unknown>)?.name ?? null };
+    },
+    readReply: (body) => readAnthropicMessage(body as Parameters<typeof readAnthropicMessage>[0]),
+    createStreamReader: () => new AnthropicStreamReader(),
+    buildRequest: buildAnthropicRequest,
+    testRequest: ping,
+    capabilities: { signedThinking: true, nativeResponses: false },
+  },
+};
