@@ -23,7 +23,16 @@ const DRAIN_BATCH = 1000;
 /** A send that has not finished by then is treated as failed (and may be repeated: consumers deduplicate). */
 const SEND_TIMEOUT_MS = 10_000;
 
+/**
+ * The publisher starts an append at most this often (EventLog.appendIntervalMs), so that under load
+ * each append carries more requests: kafkajs's fixed cost per send (a produce request, its promises
+ * and timers, the idempotent producer's bookkeeping) is the largest part of a small append's cost.
+ * Figures: docs/performance.md, "The cluster node".
+ */
+export const APPEND_INTERVAL_MS = 20;
+
 export class KafkaEventLog implements EventLog {
+  readonly appendIntervalMs: number;
   readonly #kafka: Kafka;
   #producer: Producer;
   readonly #topics: TopicNames;
@@ -35,7 +44,14 @@ export class KafkaEventLog implements EventLog {
   /** Set while Kafka refuses: one log line per outage, not one per retry. */
   #failing = false;
 
-  constructor(kafka: Kafka, topics: TopicNames, outbox: Outbox, onError: (error: unknown) => void = () => {}) {
+  constructor(
+    kafka: Kafka,
+    topics: TopicNames,
+    outbox: Outbox,
+    onError: (error: unknown) => void = () => {},
+    { appendIntervalMs = APPEND_INTERVAL_MS }: { appendIntervalMs?: number } = {},
+  ) {
+    this.appendIntervalMs = appendIntervalMs;
     this.#kafka = kafka;
     this.#producer = this.#newProducer();
     this.#topics = topics;
