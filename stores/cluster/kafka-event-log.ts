@@ -29,7 +29,7 @@ const SEND_TIMEOUT_MS = 10_000;
  * and timers, the idempotent producer's bookkeeping) is the largest part of a small append's cost.
  * Figures: docs/performance.md, "The cluster node".
  */
-export const APPEND_INTERVAL_MS = 20;
+export const APPEND_INTERVAL_MS = 50;
 
 export class KafkaEventLog implements EventLog {
   readonly appendIntervalMs: number;
