@@ -3,10 +3,10 @@
  * Where a target's CPU goes, thread by thread: starts the fake upstream and one target (the gateway
  * as it ships, embedded or cluster, or the Node ceiling), loads it with 64 clients, and prints the CPU
  * microseconds per request each of its threads used (from /proc/<pid>/task/<tid>/stat). The main
- * thread is the event loop; in the gateway the busiest other thread is the store worker (embedded) or
- * the Kafka worker (cluster), and the four small ones are V8's GC helpers. A wall-clock profile cannot
- * tell these apart, and on a machine with two cores shared by the load generator, the upstream and the
- * target, a thread's CPU is what throughput pays for.
+ * thread is the event loop; in the embedded gateway the busiest other thread is the store worker (the
+ * cluster node sends to Kafka from the event loop), and the four small ones are V8's GC helpers. A
+ * wall-clock profile cannot tell these apart, and on a machine with two cores shared by the load
+ * generator, the upstream and the target, a thread's CPU is what throughput pays for.
  *
  * `compare` starts the embedded and the cluster gateway side by side and alternates windows between
  * them (ROUNDS, default 5), so that the issue's target, the cluster node's CPU per request at most 1.15

@@ -17,7 +17,7 @@
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { GatewayEvent } from '../contracts/events/index.ts';
-import { upcast } from '../contracts/events/upcast.ts';
+import { decodeLogMessage } from '../contracts/events/log-message.ts';
 import type { ClickHouseUsageWriter } from '../stores/cluster/clickhouse-usage-writer.ts';
 import type { TopicNames } from '../stores/cluster/kafka-event-log.ts';
 import type { RedisProjectionWriter } from '../stores/cluster/redis-projection-writer.ts';
@@ -37,8 +37,12 @@ export interface ClusterProjectorOptions {
   log?: (message: string, extra?: Record<string, unknown>) => void;
   /** Partitions whose batches are handed to the write queue at once (default 12: every partition of both topics). */
   partitionsConsumedConcurrently?: number;
-  /** Called after each committed batch (the rebuild watches it to know when it has caught up). */
-  onBatch?: (topic: string, partition: number, lastOffset: string, events: number) => void;
+  /**
+   * Called after each committed batch with its count of events and of messages (a message carries one
+   * event or several: contracts/events/log-message.ts); the rebuild watches it to know when it has
+   * caught up.
+   */
+  onBatch?: (topic: string, partition: number, lastOffset: string, events: number, messages: number) => void;
 }
 
 export class ClusterProjector {
@@ -106,21 +110,7 @@ export class ClusterProjector {
 
   async #eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0 || this.#stopping || !isRunning() || isStale()) return;
-    const events: GatewayEvent[] = [];
-    for (const message of batch.messages) {
-      if (!message.value) continue;
-      try {
-        events.push(upcast(JSON.parse(message.value.toString('utf8'))));
-      } catch (error) {
-        // A message that can never be read must not stop the partition: log it with its position.
-        this.#options.log?.('unreadable event skipped', {
-          topic: batch.topic,
-          partition: batch.partition,
-          offset: message.offset,
-          error: String(error),
-        });
-      }
-    }
+    const events = this.#decode(batch);
     const lastOffset = batch.messages.at(-1)!.offset;
     const { accepted, written } = this.#queue.enqueue(events);
     // The next fetch starts from here; the committed offset moves only once the events are written,
@@ -135,7 +125,7 @@ export class ClusterProjector {
           await this.#consumer.commitOffsets([commit]);
           this.#applied += events.length;
           this.#lastBatchAt = Date.now();
-          this.#options.onBatch?.(batch.topic, batch.partition, lastOffset, events.length);
+          this.#options.onBatch?.(batch.topic, batch.partition, lastOffset, events.length, batch.messages.length);
         },
         () => {},
       ),
@@ -152,6 +142,31 @@ export class ClusterProjector {
       await Promise.race([accepted, new Promise((resolve) => setTimeout(resolve, 1_000))]);
       await heartbeat().catch(() => {});
     }
+  }
+
+  /** The events of a batch's messages, in order; what can never be read is logged and skipped. */
+  #decode(batch: EachBatchPayload['batch']): GatewayEvent[] {
+    const events: GatewayEvent[] = [];
+    for (const message of batch.messages) {
+      if (!message.value) continue;
+      // An event that can never be read must not stop the partition: log it with its position.
+      const skipped = (error: string, index?: number) =>
+        this.#options.log?.('unreadable event skipped', {
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: message.offset,
+          ...(index === undefined ? {} : { index }),
+          error,
+        });
+      try {
+        const decoded = decodeLogMessage(message.value.toString('utf8'));
+        for (const event of decoded.events) events.push(event);
+        for (const { index, error } of decoded.unreadable) skipped(error, index);
+      } catch (error) {
+        skipped(String(error));
+      }
+    }
+    return events;
   }
 
   /** Finishes the writes under way and commits them (or abandons them while a store is down), then leaves. */

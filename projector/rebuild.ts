@@ -8,17 +8,20 @@ import { readStorageSettings } from '../platform/storage-settings.ts';
 import { rebuildCluster } from '../stores/cluster/rebuild.ts';
 import { rebuildEmbedded } from '../stores/embedded/rebuild.ts';
 
-function report(applied: number, total: number): void {
-  const percent = total > 0 ? Math.min(100, (applied / total) * 100).toFixed(1) : '100.0';
-  process.stdout.write(`\rrebuilding projections: ${applied} of ${total} events (${percent}%)`);
+/** `unit`: the embedded log is counted in events, Kafka's in messages (each of one event or several). */
+function reporter(unit: 'events' | 'messages') {
+  return (done: number, total: number): void => {
+    const percent = total > 0 ? Math.min(100, (done / total) * 100).toFixed(1) : '100.0';
+    process.stdout.write(`\rrebuilding projections: ${done} of ${total} ${unit} (${percent}%)`);
+  };
 }
 
 async function main(): Promise<void> {
   const settings = readStorageSettings();
   const started = performance.now();
   const applied = settings.cluster
-    ? await rebuildCluster(settings.cluster, report)
-    : rebuildEmbedded(settings.dataDirectory, report);
+    ? await rebuildCluster(settings.cluster, reporter('messages'))
+    : rebuildEmbedded(settings.dataDirectory, reporter('events'));
   process.stdout.write(
     `\nrebuilt from ${applied} events in ${((performance.now() - started) / 1000).toFixed(1)} s (${settings.cluster ? 'cluster' : 'embedded'})\n`,
   );

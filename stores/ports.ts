@@ -23,6 +23,12 @@ export interface EventLog {
   appendSerialized?(serialized: readonly Uint8Array[]): Promise<void>;
   /** Requests wait for this log (true) or no longer do (false): a writer that yields CPU should stop. */
   prioritize?(urgent: boolean): void;
+  /**
+   * The least time, in milliseconds, between the starts of two appends of the publisher's (default 0:
+   * the next starts once the last is acknowledged). A log whose every append costs a round trip and a
+   * request's fixed work asks for fewer, larger ones.
+   */
+  readonly appendIntervalMs?: number;
 }
 
 export interface TokenUsage {

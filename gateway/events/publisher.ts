@@ -1,8 +1,9 @@
 /**
  * @module gateway/events/publisher
  * Traffic events leave the hot path through this batcher: `publish` only queues, and a flush a few
- * milliseconds later appends the whole batch. A failed append keeps the batch at the head of the
- * queue and retries with backoff, so events are delayed, never dropped; `close` drains everything.
+ * milliseconds later appends the whole batch. Appends follow each other as each is acknowledged, or no
+ * closer than the log's `appendIntervalMs` (Kafka's). A failed append keeps the batch at the head of
+ * the queue and retries with backoff, so events are delayed, never dropped; `close` drains everything.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import type { EventLog } from '../../stores/ports.ts';
@@ -52,6 +53,9 @@ export class EventPublisher {
   #timer: NodeJS.Timeout | null = null;
   #flushing: Promise<void> | null = null;
   #failures = 0;
+  /** See EventLog.appendIntervalMs. */
+  readonly #appendIntervalMs: number;
+  #lastAppendAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     log: EventLog,
@@ -64,6 +68,7 @@ export class EventPublisher {
   ) {
     this.#log = log;
     this.#serializing = Boolean(log.serialize && log.appendSerialized);
+    this.#appendIntervalMs = log.appendIntervalMs ?? 0;
     this.#maxBatch = maxBatch;
     // At least one event per batch, or a cut would never empty the queue.
     this.#serializedBatch = Math.max(1, Math.min(serializedBatch, maxBatch));
@@ -134,6 +139,15 @@ export class EventPublisher {
       const waiting = this.#takeSerialized();
       const batch = waiting ? null : this.#queue.slice(0, this.#maxBatch);
       if (batch?.length === 0) return;
+      const early =
+        batch && batch.length < this.#maxBatch ? this.#lastAppendAt + this.#appendIntervalMs - performance.now() : 0;
+      if (early > 0) {
+        // Too soon after the last append for this log: what is published meanwhile joins this one.
+        // The timer keeps the process alive, as the append it stands for would.
+        await new Promise((resolve) => setTimeout(resolve, early));
+        continue;
+      }
+      this.#lastAppendAt = performance.now();
       try {
         if (waiting) {
           // The batches cut while the last append ran go as one append, as a burst would unserialised.

@@ -282,4 +282,40 @@ describe('EventPublisher', () => {
       expect(log.appended).toEqual(names(0, 8));
     });
   });
+
+  describe('with a log that asks for an interval between appends', () => {
+    it('starts appends no closer together than the interval, so steady traffic goes in fewer, larger ones', async () => {
+      const starts: number[] = [];
+      const log = new FakeLog();
+      const paced: EventLog = {
+        appendIntervalMs: 40,
+        append(events) {
+          starts.push(performance.now());
+          return log.append(events);
+        },
+      };
+      const publisher = new EventPublisher(paced, { maxDelayMs: 1 });
+      // One event every 2 ms for 200 ms: with no interval, about one append per event.
+      for (let index = 0; index < 100; index++) {
+        publisher.publish(event(index));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await publisher.close();
+      expect(log.appended).toEqual(names(0, 100));
+      const gaps = starts.slice(1).map((start, index) => start - starts[index]!);
+      // Timers fire up to a millisecond early on some platforms.
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(39);
+      expect(log.batches.length).toBeLessThanOrEqual(Math.ceil((starts.at(-1)! - starts[0]!) / 39) + 1);
+      expect(log.batches.length).toBeGreaterThan(1);
+    });
+
+    it('appends a full batch at once, without waiting for the interval', async () => {
+      const log = new FakeLog();
+      const paced: EventLog = { appendIntervalMs: 10_000, append: (events) => log.append(events) };
+      const publisher = new EventPublisher(paced, { maxBatch: 10, maxDelayMs: 1 });
+      for (let index = 0; index < 30; index++) publisher.publish(event(index));
+      await until(() => publisher.depth === 0, 1_000);
+      expect(log.batches.map((batch) => batch.length)).toEqual([10, 10, 10]);
+    });
+  });
 });

@@ -1,19 +1,18 @@
 /**
  * @module stores/cluster/kafka-event-log
- * Publishes events to Kafka: an idempotent producer, each event keyed by its entity (or request) so
- * one key's events stay in one partition, in order. When Kafka cannot take a batch, the batch goes to
+ * Publishes events to Kafka: an idempotent producer, an append's events in a few messages of several
+ * events each (which events share a message, and their keys: kafka-messages.ts), so one entity's events
+ * stay in one partition, in order. When Kafka cannot take a batch, the batch goes to
  * the local outbox instead and the caller carries on; while the outbox holds anything, new events
  * queue behind it, and a drainer sends them in order once Kafka answers again.
  */
 import type { Kafka, Producer } from 'kafkajs';
-import { type GatewayEvent, partitionKeyOf, streamOf } from '../../contracts/events/index.ts';
+import type { GatewayEvent } from '../../contracts/events/index.ts';
 import type { EventLog } from '../ports.ts';
+import { messagesOf, type TopicNames } from './kafka-messages.ts';
 import type { Outbox } from './outbox.ts';
 
-export interface TopicNames {
-  entity: string;
-  traffic: string;
-}
+export type { TopicNames };
 
 export function topicNames(prefix: string): TopicNames {
   return { entity: `${prefix}entity-events`, traffic: `${prefix}traffic-events` };
@@ -24,7 +23,16 @@ const DRAIN_BATCH = 1000;
 /** A send that has not finished by then is treated as failed (and may be repeated: consumers deduplicate). */
 const SEND_TIMEOUT_MS = 10_000;
 
+/**
+ * The publisher starts an append at most this often (EventLog.appendIntervalMs), so that under load
+ * each append carries more requests: kafkajs's fixed cost per send (a produce request, its promises
+ * and timers, the idempotent producer's bookkeeping) is the largest part of a small append's cost.
+ * Figures: docs/performance.md, "The cluster node".
+ */
+export const APPEND_INTERVAL_MS = 50;
+
 export class KafkaEventLog implements EventLog {
+  readonly appendIntervalMs: number;
   readonly #kafka: Kafka;
   #producer: Producer;
   readonly #topics: TopicNames;
@@ -36,7 +44,14 @@ export class KafkaEventLog implements EventLog {
   /** Set while Kafka refuses: one log line per outage, not one per retry. */
   #failing = false;
 
-  constructor(kafka: Kafka, topics: TopicNames, outbox: Outbox, onError: (error: unknown) => void = () => {}) {
+  constructor(
+    kafka: Kafka,
+    topics: TopicNames,
+    outbox: Outbox,
+    onError: (error: unknown) => void = () => {},
+    { appendIntervalMs = APPEND_INTERVAL_MS }: { appendIntervalMs?: number } = {},
+  ) {
+    this.appendIntervalMs = appendIntervalMs;
     this.#kafka = kafka;
     this.#producer = this.#newProducer();
     this.#topics = topics;
@@ -100,16 +115,9 @@ export class KafkaEventLog implements EventLog {
 
   async #sendNow(events: readonly GatewayEvent[]): Promise<void> {
     await this.#connect();
-    const byTopic = new Map<string, Array<{ key: string; value: string }>>();
-    for (const event of events) {
-      const topic = streamOf(event.type) === 'entity' ? this.#topics.entity : this.#topics.traffic;
-      const messages = byTopic.get(topic) ?? [];
-      messages.push({ key: partitionKeyOf(event), value: JSON.stringify(event) });
-      byTopic.set(topic, messages);
-    }
     await this.#producer.sendBatch({
       acks: -1,
-      topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+      topicMessages: [...messagesOf(events, this.#topics)].map(([topic, messages]) => ({ topic, messages })),
     });
   }
 

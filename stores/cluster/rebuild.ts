@@ -21,9 +21,14 @@ import { topicNames } from './kafka-event-log.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisProjectionWriter } from './redis-projection-writer.ts';
 
+/**
+ * Returns the events applied. `progress` counts Kafka messages read of those the topics held at the
+ * start: a message carries one event or several (contracts/events/log-message.ts), so only messages
+ * can be counted ahead.
+ */
 export async function rebuildCluster(
   settings: ClusterSettings,
-  progress: (applied: number, total: number) => void,
+  progress: (read: number, total: number) => void,
 ): Promise<number> {
   const kafka = connectKafka(settings, `${settings.namespace}rebuild`);
   const topics = topicNames(settings.namespace);
@@ -53,6 +58,7 @@ export async function rebuildCluster(
   }
 
   let applied = 0;
+  let read = 0;
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
@@ -64,9 +70,10 @@ export async function rebuildCluster(
     groupId: `${settings.namespace}rebuild-${Date.now()}`,
     redisWriter: new RedisProjectionWriter(redis, keys),
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, database),
-    onBatch(topic, partition, lastOffset, events) {
+    onBatch(topic, partition, lastOffset, events, messages) {
       applied += events;
-      progress(applied, total);
+      read += messages;
+      progress(read, total);
       const key = `${topic}:${partition}`;
       const target = targets.get(key);
       if (target !== undefined && BigInt(lastOffset) >= target) targets.delete(key);
