@@ -44,7 +44,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'cluster', include: sharedServerSuites, fileParallelism: false, ...shared },
+        test: {
+          name: 'cluster',
+          include: sharedServerSuites,
+          fileParallelism: false,
+          // Kafka, ClickHouse and Redis through testcontainers where a Docker engine answers (once per run).
+          globalSetup: ['test/cluster/cluster-global-setup.ts'],
+          ...shared,
+        },
       },
     ],
   },
