@@ -6,6 +6,7 @@
 import { flushLogs, log } from '../platform/log.ts';
 import { readStorageSettings } from '../platform/storage-settings.ts';
 import { startClusterProjector } from '../stores/cluster/index.ts';
+import { startHeartbeat } from './heartbeat.ts';
 
 async function main(): Promise<void> {
   const settings = readStorageSettings();
@@ -21,8 +22,10 @@ async function main(): Promise<void> {
   });
   const report = setInterval(() => log.info('projector progress', running.projector.progress), 30_000);
   report.unref();
+  const heartbeat = startHeartbeat(settings.dataDirectory, () => running.projector.progress);
   const stop = async (signal: string) => {
     log.info('projector stopping', { signal });
+    heartbeat.stop();
     await running.close();
     await flushLogs();
     process.exit(0);
