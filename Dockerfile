@@ -46,8 +46,9 @@ ENV NODE_ENV=production \
 USER gateway
 VOLUME ["/data"]
 EXPOSE 3000
-# Roles without an HTTP port (the projector) override this in their own deployment.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+# Roles without an HTTP port (the projector) override this in their own deployment. The timeout allows
+# for a node start on a busy machine (over 3 s was seen on 2 shared cores).
+HEALTHCHECK --interval=10s --timeout=10s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--enable-source-maps", "--max-semi-space-size=16", "--heap-growing-percent=50", "--no-parallel-scavenge", "dist/gateway/main.js"]

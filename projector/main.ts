@@ -22,7 +22,17 @@ async function main(): Promise<void> {
   });
   const report = setInterval(() => log.info('projector progress', running.projector.progress), 30_000);
   report.unref();
-  const heartbeat = startHeartbeat(settings.dataDirectory, () => running.projector.progress);
+  const startLimitMs = Number(process.env.PROJECTOR_START_LIMIT_MS ?? 90_000);
+  const heartbeat = startHeartbeat(settings.dataDirectory, {
+    live: () => running.projector.joined,
+    progress: () => running.projector.progress,
+    startLimitMs,
+    onStartTimeout: () => {
+      log.error('projector did not join its consumer group; exiting so that it is started again', { startLimitMs });
+      // Nothing was consumed, so nothing is lost by not closing the consumer (which may be the part stuck).
+      void flushLogs().then(() => process.exit(1));
+    },
+  });
   const stop = async (signal: string) => {
     log.info('projector stopping', { signal });
     heartbeat.stop();
