@@ -12,6 +12,9 @@ const sharedServerSuites = [
   'test/e2e/console-cluster.e2e.spec.ts',
 ];
 
+/** Suites that build on the project's image and the compose stack (scripts/images build first); .ci/run. */
+const containerSuites = ['test/container/**/*.spec.ts'];
+
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 120_000,
@@ -38,7 +41,7 @@ export default defineConfig({
             // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.
             'console/src/**/*.unit.spec.ts',
           ],
-          exclude: ['**/node_modules/**', ...sharedServerSuites],
+          exclude: ['**/node_modules/**', ...sharedServerSuites, ...containerSuites],
           ...shared,
         },
       },
@@ -52,6 +55,10 @@ export default defineConfig({
           globalSetup: ['test/cluster/cluster-global-setup.ts'],
           ...shared,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'container', include: containerSuites, fileParallelism: false, ...shared },
       },
     ],
   },
