@@ -10,6 +10,7 @@
  */
 import { createServer } from 'node:net';
 import './testcontainers-node20.ts';
+import { Kafka, logLevel } from 'kafkajs';
 import {
   GenericContainer,
   getContainerRuntimeClient,
@@ -136,6 +137,34 @@ function redis(image: string, port: number): GenericContainer {
     .withStartupTimeout(60_000);
 }
 
+/**
+ * A brand-new broker creates its offsets topic at the first group request, and a consumer that asks
+ * before it is ready may never join (see projector/heartbeat.ts). One consumer group joined here makes
+ * the broker as ready as a long-running one before any suite starts a projector.
+ */
+async function warmUpGroups(brokers: string): Promise<void> {
+  const kafka = new Kafka({ brokers: [brokers], clientId: 'cluster-warm-up', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'cluster-warm-up', numPartitions: 1 }] });
+  await admin.disconnect();
+  const consumer = kafka.consumer({ groupId: 'cluster-warm-up', retry: { retries: 30 } });
+  try {
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    await consumer.connect();
+    await consumer.subscribe({ topics: ['cluster-warm-up'] });
+    await consumer.run({ eachMessage: async () => undefined });
+    await Promise.race([
+      joined,
+      new Promise((_, reject) => {
+        setTimeout(() => reject(new Error('no consumer group joined in 120 s')), 120_000).unref();
+      }),
+    ]);
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
 export interface StartedClusterContainers {
   services: ClusterContainers;
   stop(): Promise<void>;
@@ -169,6 +198,7 @@ export async function startClusterContainers(): Promise<StartedClusterContainers
       clickhouse(images.clickhouse, ports.clickhouse, clickhouseTcpPort).start().then(keep),
       redis(images.redis, ports.redis).start().then(keep),
     ]);
+    await warmUpGroups(`127.0.0.1:${ports.kafka}`);
     return {
       services: {
         kafkaBrokers: `127.0.0.1:${ports.kafka}`,
