@@ -4,7 +4,7 @@
  * containers testcontainers started for this run (test/cluster/cluster-global-setup.ts) wherever a Docker
  * engine answers; else the project's own `scripts/services up`, which installs and starts them locally.
  * When none works the suite is skipped loudly, and with CLUSTER_SUITE_REQUIRED=1 (set by .ci/run) that
- * skip is a failure.
+ * skip is a failure. CLUSTER_BACKEND=scripts/services skips the containers; =testcontainers requires them.
  */
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
@@ -64,6 +64,8 @@ export function resolveClusterServices(): ClusterServices | null {
     return { kafkaBrokers, clickhouseUrl, redisUrl, source: 'testcontainers' };
   }
   const why = inject('clusterContainersError');
+  if (process.env.CLUSTER_BACKEND === 'testcontainers')
+    throw new Error(`[cluster suite] CLUSTER_BACKEND=testcontainers, but no containers: ${why}`);
   if (why) console.warn(`[cluster suite] no containers (${why.split('\n')[0]}); using scripts/services`);
   const scripted = fromScripts();
   if ('kafkaBrokers' in scripted) return scripted;
