@@ -12,6 +12,9 @@ const sharedServerSuites = [
   'test/e2e/console-cluster.e2e.spec.ts',
 ];
 
+/** Suites that build on the project's image and the compose stack (scripts/images build first); .ci/run. */
+const containerSuites = ['test/container/**/*.spec.ts'];
+
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 120_000,
@@ -38,13 +41,24 @@ export default defineConfig({
             // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.
             'console/src/**/*.unit.spec.ts',
           ],
-          exclude: ['**/node_modules/**', ...sharedServerSuites],
+          exclude: ['**/node_modules/**', ...sharedServerSuites, ...containerSuites],
           ...shared,
         },
       },
       {
         extends: true,
-        test: { name: 'cluster', include: sharedServerSuites, fileParallelism: false, ...shared },
+        test: {
+          name: 'cluster',
+          include: sharedServerSuites,
+          fileParallelism: false,
+          // Kafka, ClickHouse and Redis through testcontainers where a Docker engine answers (once per run).
+          globalSetup: ['test/cluster/cluster-global-setup.ts'],
+          ...shared,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'container', include: containerSuites, fileParallelism: false, ...shared },
       },
     ],
   },

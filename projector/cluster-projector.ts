@@ -51,6 +51,7 @@ export class ClusterProjector {
   #applied = 0;
   #lastBatchAt = 0;
   #stopping = false;
+  #joined = false;
   #commits: Promise<void> = Promise.resolve();
   readonly #queue = new ProjectionQueue((events) => this.#write(events), MAX_QUEUED_EVENTS, MAX_WRITE_EVENTS);
 
@@ -67,6 +68,18 @@ export class ClusterProjector {
       maxBytes: 24 * 1024 * 1024,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },
     });
+    // Whether the consumer holds partitions: what the projector's health check and start watchdog read.
+    this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => {
+      this.#joined = true;
+    });
+    this.#consumer.on(this.#consumer.events.CRASH, () => {
+      this.#joined = false;
+    });
+  }
+
+  /** True once the consumer has joined its group (and until it crashes). */
+  get joined(): boolean {
+    return this.#joined;
   }
 
   /** Events applied since start, and when the last batch was. */

@@ -6,6 +6,7 @@
 import { flushLogs, log } from '../platform/log.ts';
 import { readStorageSettings } from '../platform/storage-settings.ts';
 import { startClusterProjector } from '../stores/cluster/index.ts';
+import { startHeartbeat } from './heartbeat.ts';
 
 async function main(): Promise<void> {
   const settings = readStorageSettings();
@@ -21,8 +22,20 @@ async function main(): Promise<void> {
   });
   const report = setInterval(() => log.info('projector progress', running.projector.progress), 30_000);
   report.unref();
+  const startLimitMs = Number(process.env.PROJECTOR_START_LIMIT_MS ?? 90_000);
+  const heartbeat = startHeartbeat(settings.dataDirectory, {
+    live: () => running.projector.joined,
+    progress: () => running.projector.progress,
+    startLimitMs,
+    onStartTimeout: () => {
+      log.error('projector did not join its consumer group; exiting so that it is started again', { startLimitMs });
+      // Nothing was consumed, so nothing is lost by not closing the consumer (which may be the part stuck).
+      void flushLogs().then(() => process.exit(1));
+    },
+  });
   const stop = async (signal: string) => {
     log.info('projector stopping', { signal });
+    heartbeat.stop();
     await running.close();
     await flushLogs();
     process.exit(0);

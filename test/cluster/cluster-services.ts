@@ -1,21 +1,26 @@
 /**
  * @module test/cluster/cluster-services
- * Where the cluster suite gets real Kafka, ClickHouse and Redis: the environment's URLs if set; else a
- * Docker engine through testcontainers, when one is reachable and the package is installed; else the
- * project's own `scripts/services up`, which installs and starts them locally. When none works the
- * suite is skipped loudly, and with CLUSTER_SUITE_REQUIRED=1 (set by .ci/run) that skip is a failure.
+ * Where the cluster suite gets real Kafka, ClickHouse and Redis: the environment's URLs if set; else the
+ * containers testcontainers started for this run (test/cluster/cluster-global-setup.ts) wherever a Docker
+ * engine answers; else the project's own `scripts/services up`, which installs and starts them locally.
+ * When none works the suite is skipped loudly, and with CLUSTER_SUITE_REQUIRED=1 (set by .ci/run) that
+ * skip is a failure. CLUSTER_BACKEND=scripts/services skips the containers; =testcontainers requires them.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import './testcontainers-node20.ts';
+import { getContainerRuntimeClient } from 'testcontainers';
+import { inject } from 'vitest';
+import type { ServerName } from './cluster-containers.ts';
 
 export interface ClusterServices {
   kafkaBrokers: string;
   clickhouseUrl: string;
   redisUrl: string;
   /** how the servers were obtained */
-  source: 'environment' | 'scripts/services';
+  source: 'environment' | 'testcontainers' | 'scripts/services';
 }
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,10 +32,6 @@ function fromEnvironment(): ClusterServices | null {
     return { kafkaBrokers: KAFKA_BROKERS, clickhouseUrl: CLICKHOUSE_URL, redisUrl: REDIS_URL, source: 'environment' };
   }
   return null;
-}
-
-function dockerReachable(): boolean {
-  return existsSync('/var/run/docker.sock') || Boolean(process.env.DOCKER_HOST);
 }
 
 function fromScripts(): ClusterServices | { error: string } {
@@ -57,13 +58,15 @@ function fromScripts(): ClusterServices | { error: string } {
 export function resolveClusterServices(): ClusterServices | null {
   const environment = fromEnvironment();
   if (environment) return environment;
-  if (dockerReachable()) {
-    // This project's machines have no Docker engine; where one exists, export the three URLs of
-    // containers (or use testcontainers in a wrapper) and this suite uses them as it would any server.
-    console.warn(
-      '[cluster suite] a Docker engine is reachable: set KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL to containers to use it; falling back to scripts/services',
-    );
+  const containers = inject('clusterContainers');
+  if (containers) {
+    const { kafkaBrokers, clickhouseUrl, redisUrl } = containers;
+    return { kafkaBrokers, clickhouseUrl, redisUrl, source: 'testcontainers' };
   }
+  const why = inject('clusterContainersError');
+  if (process.env.CLUSTER_BACKEND === 'testcontainers')
+    throw new Error(`[cluster suite] CLUSTER_BACKEND=testcontainers, but no containers: ${why}`);
+  if (why) console.warn(`[cluster suite] no containers (${why.split('\n')[0]}); using scripts/services`);
   const scripted = fromScripts();
   if ('kafkaBrokers' in scripted) return scripted;
   const message = `[cluster suite] SKIPPED: no Kafka, ClickHouse and Redis could be had. ${scripted.error}`;
@@ -72,7 +75,47 @@ export function resolveClusterServices(): ClusterServices | null {
   return null;
 }
 
-export function runServices(...args: string[]): void {
+/** True where this run may stop and start the servers itself (not for servers the environment names). */
+export function canStopServers(services: ClusterServices | null): boolean {
+  return services?.source === 'scripts/services' || services?.source === 'testcontainers';
+}
+
+function runServices(...args: string[]): void {
   const result = spawnSync(servicesScript, args, { encoding: 'utf8', timeout: 180_000 });
   if (result.status !== 0) throw new Error(`scripts/services ${args.join(' ')} failed: ${result.stderr}`);
+}
+
+async function untilPortAnswers(port: number, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const answered = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (answered) return;
+    if (Date.now() > deadline) throw new Error(`nothing answers on 127.0.0.1:${port} after ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Stops one server (its data is kept), whichever way the run obtained it. */
+export async function stopServer(services: ClusterServices, name: ServerName): Promise<void> {
+  if (services.source === 'scripts/services') return runServices('stop', name);
+  const containers = inject('clusterContainers');
+  if (services.source !== 'testcontainers' || !containers) throw new Error(`cannot stop ${name}: not ours`);
+  const client = await getContainerRuntimeClient();
+  await client.container.stop(client.container.getById(containers.containers[name]), { timeout: 30 });
+}
+
+/** Starts a stopped server again and waits until it answers on its port. */
+export async function startServer(services: ClusterServices, name: ServerName): Promise<void> {
+  if (services.source === 'scripts/services') return runServices('start', name);
+  const containers = inject('clusterContainers');
+  if (services.source !== 'testcontainers' || !containers) throw new Error(`cannot start ${name}: not ours`);
+  const client = await getContainerRuntimeClient();
+  await client.container.start(client.container.getById(containers.containers[name]));
+  await untilPortAnswers(containers.ports[name], 120_000);
 }

@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type ClusterProcess, startGatewayNode, startProjector } from './cluster-processes.ts';
-import { type ClusterServices, resolveClusterServices, runServices } from './cluster-services.ts';
+import {
+  type ClusterServices,
+  canStopServers,
+  resolveClusterServices,
+  startServer,
+  stopServer,
+} from './cluster-services.ts';
 
 const services: ClusterServices | null = resolveClusterServices();
 const run = Date.now().toString(36);
@@ -171,7 +177,7 @@ describe.skipIf(services === null)(
       );
       expect(queries.length).toBeGreaterThanOrEqual(5);
       const analystCredentials =
-        services!.source === 'scripts/services'
+        services!.source !== 'environment'
           ? { username: 'analyst', password: process.env.ANALYST_PASSWORD ?? 'analyst' }
           : {};
       const analyst = createClient({ url: services!.clickhouseUrl, ...analystCredentials });
@@ -185,7 +191,7 @@ describe.skipIf(services === null)(
         // Top keys this week: our key, with exactly the tokens sent through it.
         const ours = results[0]!.find((row) => row['token_id'] === tokenId);
         expect(Number(ours?.['tokens'])).toBe(expected.prompt + expected.completion);
-        if (services!.source === 'scripts/services') {
+        if (services!.source !== 'environment') {
           await expect(
             analyst.command({ query: `CREATE TABLE ${database}.intruder (a UInt8) ENGINE = Memory` }),
           ).rejects.toThrow(/readonly/i);
@@ -219,10 +225,10 @@ describe.skipIf(services === null)(
       expect(totals).toEqual(expected);
     }, 180_000);
 
-    it.skipIf(services?.source !== 'scripts/services')(
+    it.skipIf(!canStopServers(services))(
       'keeps serving while Kafka is stopped for 30 s under traffic, then delivers every event',
       async () => {
-        runServices('stop', 'kafka');
+        await stopServer(services!, 'kafka');
         const started = Date.now();
         let failures = 0;
         try {
@@ -235,7 +241,7 @@ describe.skipIf(services === null)(
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
         } finally {
-          runServices('start', 'kafka');
+          await startServer(services!, 'kafka');
         }
         expect(failures).toBe(0);
         const totals = await eventually(

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterProcess, startGatewayNode, startProjector } from '../cluster/cluster-processes.ts';
-import { type ClusterServices, resolveClusterServices, runServices } from '../cluster/cluster-services.ts';
+import { type ClusterServices, resolveClusterServices, startServer, stopServer } from '../cluster/cluster-services.ts';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { compareCounts, FaultReport } from './fault-report.ts';
@@ -171,11 +171,11 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
   it('ClickHouse stopped for 30 s under traffic: no failed request, totals exact after', async () => {
     const { key, id: tokenId } = await newKey('clickhouse');
     const load = traffic(() => [node], key, 'ch');
-    runServices('stop', 'clickhouse');
+    await stopServer(services!, 'clickhouse');
     try {
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
     } finally {
-      runServices('start', 'clickhouse');
+      await startServer(services!, 'clickhouse');
     }
     await load.stop();
     const ids = load.sent.map((request) => request.id);
@@ -202,7 +202,7 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
     const signedIn = new ConsoleClient(node.url!);
     await signedIn.register(`redis-console-${run}@example.com`);
     const load = traffic(() => [node], key, 'redis');
-    runServices('stop', 'redis');
+    await stopServer(services!, 'redis');
     const refused: Record<string, number> = {};
     const consoleStatuses: number[] = [];
     try {
@@ -226,7 +226,7 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
       }
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS - 3_000));
     } finally {
-      runServices('start', 'redis');
+      await startServer(services!, 'redis');
     }
     await load.stop();
     const ids = load.sent.map((request) => request.id);
@@ -256,7 +256,7 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
     const dataDirectory = mkdtempSync(path.join(tmpdir(), 'gateway-node-killed-'));
     let victim = await startGatewayNode({ ...environment, DATA_DIR: dataDirectory });
     processes.push(victim);
-    runServices('stop', 'kafka');
+    await stopServer(services!, 'kafka');
     let outboxed: Sent[] = [];
     let load: ReturnType<typeof traffic>;
     try {
@@ -268,7 +268,7 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
       await victim.kill('SIGKILL');
       await load.stop();
     } finally {
-      runServices('start', 'kafka');
+      await startServer(services!, 'kafka');
     }
     victim = await startGatewayNode({ ...environment, DATA_DIR: dataDirectory });
     processes.push(victim);
