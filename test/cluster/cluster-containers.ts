@@ -9,7 +9,6 @@
  * and a container stopped and started again (the outage tests) answers on the same port.
  */
 import { createServer } from 'node:net';
-import './testcontainers-node20.ts';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   GenericContainer,

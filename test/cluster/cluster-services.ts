@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import './testcontainers-node20.ts';
 import { getContainerRuntimeClient } from 'testcontainers';
 import { inject } from 'vitest';
 import type { ServerName } from './cluster-containers.ts';
