@@ -7,6 +7,12 @@
  */
 import { log } from '../../platform/log.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
+import {
+  resettingPeriods,
+  type SpendCounters,
+  tokenSpendOwner,
+  userSpendOwner,
+} from '../../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
@@ -16,6 +22,16 @@ import type { ChangeMessage, Redis, RedisKeys } from './redis-keys.ts';
 import { bounded } from './redis-timeout.ts';
 
 type Collection = 'tokens' | 'users' | 'channels';
+
+/** The spend fields of a usage or spend hash (redis-keys.ts); undefined when nothing was spent. */
+function spendOf(hash: Record<string, string>): SpendCounters | undefined {
+  if (hash['total:nano'] === undefined) return undefined;
+  const counters = { total: { start: '', nanoUsd: Number(hash['total:nano']) } } as SpendCounters;
+  for (const period of resettingPeriods) {
+    counters[period] = { start: hash[`${period}:start`] ?? '', nanoUsd: Number(hash[`${period}:nano`] ?? 0) };
+  }
+  return counters;
+}
 
 export class RedisLookups extends MemoryLookups {
   readonly #redis: Redis;
@@ -48,9 +64,11 @@ export class RedisLookups extends MemoryLookups {
   async #onChanges(message: string): Promise<void> {
     const changes = JSON.parse(message) as ChangeMessage[];
     await Promise.all(
-      changes.map((change) =>
-        change.collection === 'usage' ? this.reloadUsage(change.id) : this.reload(change.collection, change.id),
-      ),
+      changes.map((change) => {
+        if (change.collection === 'usage') return this.reloadUsage(change.id);
+        if (change.collection === 'user-spend') return this.reloadUserSpend(change.id);
+        return this.reload(change.collection, change.id);
+      }),
     );
   }
 
@@ -60,12 +78,20 @@ export class RedisLookups extends MemoryLookups {
     if (document) delete document['_eventId'];
     this.put(collection, id, document);
     if (collection === 'tokens' && document) await this.reloadUsage(id);
+    if (collection === 'users' && document) await this.reloadUserSpend(id);
   }
 
   async reloadUsage(tokenId: string): Promise<void> {
     const usage = await this.#redis.hGetAll(this.#keys.usage(tokenId));
     const value: TokenUsage = { usedTokens: Number(usage['used'] ?? 0), lastUsedAt: usage['lastUsedAt'] ?? null };
     this.putUsage(tokenId, value);
+    const spend = spendOf(usage);
+    if (spend) this.putSpend(tokenSpendOwner(tokenId), spend);
+  }
+
+  async reloadUserSpend(userId: string): Promise<void> {
+    const spend = spendOf(await this.#redis.hGetAll(this.#keys.userSpend(userId)));
+    if (spend) this.putSpend(userSpendOwner(userId), spend);
   }
 
   /**
