@@ -28,12 +28,7 @@ export const budgetPeriodSchema = z.enum(['total', 'daily', 'weekly', 'monthly']
 /** The budget of a key or of an account (all of its keys together), as sent on create and change. */
 const budgetFields = {
   /** USD per period; null removes the budget. Up to nine decimals count (costs are in nano-dollars). */
-  budget_usd: z
-    .number()
-    .min(0, 'must be 0 or more (or null for no budget)')
-    .max(1_000_000, 'must be at most 1000000')
-    .nullable()
-    .optional(),
+  budget_usd: z.number().min(0).max(1_000_000).nullable().optional(),
   /** absent on create: `total` */
   budget_period: budgetPeriodSchema.optional(),
 };

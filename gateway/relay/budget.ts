@@ -30,9 +30,9 @@ export function hasBudget(token: TokenDocument, lookups: LookupReadModel): boole
   return token.budgetNanoUsd != null || lookups.userById(token.userId)?.budgetNanoUsd != null;
 }
 
-/** USD with at least two decimals and at most six, for messages. */
+/** USD with at least two decimals and at most nine (a nano-dollar), for messages. */
 export function formatUsd(nanoUsd: number): string {
-  const text = (nanoUsd / 1e9).toFixed(6).replace(/0{1,4}$/, '');
+  const text = (nanoUsd / 1e9).toFixed(9).replace(/0{1,7}$/, '');
   return `$${text}`;
 }
 
