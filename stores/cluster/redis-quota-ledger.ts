@@ -29,8 +29,7 @@ local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local projected = tonumber(ARGV[3])
 if projected > used then
   used = projected
-  -- the argument as given: Lua would print a large number as 1e+15, which INCRBY refuses
-  redis.call('SET', KEYS[1], ARGV[3])
+  redis.call('SET', KEYS[1], used)
 end
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[5])
 for _, id in ipairs(lapsed) do redis.call('HDEL', KEYS[2], id) end
