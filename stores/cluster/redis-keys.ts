@@ -11,7 +11,7 @@
  * - `applied:<requestId>`: marks a request's usage as counted (expires after a week)
  * - `claim:email:<email>` → the user id that claimed the email at registration (kept)
  * - `lock:<scope>`: held while a command of that scope decides and appends (expires after 10 s)
- * - channel `changes`: `{collection, id}` messages telling gateway nodes what to reload
+ * - channel `changes`: `{collection, id, document?}` messages telling gateway nodes what changed
  */
 import type { RedisClientType } from 'redis';
 
@@ -68,4 +68,6 @@ export class RedisKeys {
 export interface ChangeMessage {
   collection: 'tokens' | 'users' | 'channels' | 'usage' | 'user-spend';
   id: string;
+  /** the document as stored (JSON with `_eventId`), when the change wrote one */
+  document?: string;
 }

@@ -119,6 +119,7 @@ export class RedisProjectionWriter {
         const current = stored ? (JSON.parse(stored) as Record<string, unknown>) : null;
         if (current && String(current['_eventId']) >= event.eventId) continue;
         const next = model.evolve(current, event) as Record<string, unknown> | null;
+        const written = next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '';
         const applied = await this.#redis.eval(putDocumentScript, {
           keys: [
             key,
@@ -126,9 +127,10 @@ export class RedisProjectionWriter {
             secondaryKey(collection, next, this.#keys),
             secondaryKey(collection, current, this.#keys),
           ],
-          arguments: [next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '', event.eventId, id],
+          arguments: [written, event.eventId, id],
         });
-        if (applied === 1) changes.push({ collection, id });
+        // With the document: a node applies it the moment the message arrives, with no read between.
+        if (applied === 1) changes.push({ collection, id, ...(written && { document: written }) });
       }
     }
     const { changed, spentUsers } = await this.#applyUsage(events);
