@@ -136,6 +136,11 @@ export interface QuotaReservation {
    * use once every request of the period has settled; absent, it is kept
    */
   lapsesAt?: number;
+  /**
+   * money, not tokens: when the shared ledger does not answer, reject (the caller refuses the
+   * request) instead of letting the request through unheld
+   */
+  failClosed?: boolean;
 }
 
 /**

@@ -128,18 +128,24 @@ export async function reserveBudgets(
   for (const budget of budgetsOf(token, lookups)) {
     const account = `budget:${budget.owner}:${budget.period}:${periodStart(budget.period, now)}`;
     const end = periodEndMs(budget.period, now);
-    const decision = await quotas.reserve(
-      account,
-      {
-        quota: budget.limit,
-        amount,
-        projectedUsed: spentIn(lookups.spend(budget.owner), budget.period, now),
-        holdId,
-        // A day past its period's end, an account's requests have all settled: the ledger may forget it.
-        ...(end !== null && { lapsesAt: end + DAY_MS }),
-      },
-      now,
-    );
+    const reservation = {
+      quota: budget.limit,
+      amount,
+      projectedUsed: spentIn(lookups.spend(budget.owner), budget.period, now),
+      holdId,
+      failClosed: true,
+      // A day past its period's end, an account's requests have all settled: the ledger may forget it.
+      ...(end !== null && { lapsesAt: end + DAY_MS }),
+    };
+    const decision = await quotas.reserve(account, reservation, now).catch(async () => {
+      // The hold may have been taken all the same: give it back with the others.
+      await settleBudgets(quotas, [...held, account], holdId, 0);
+      throw new GatewayError(
+        'overloaded',
+        'The shared budget ledger did not answer in time, so this budgeted key cannot be checked; retry in a moment.',
+        { code: 'budget_unavailable', headers: { 'retry-after': '1' } },
+      );
+    });
     if (!decision.allowed) {
       await settleBudgets(quotas, held, holdId, 0);
       throw refusal(budget, decision.used, decision.held, now);

@@ -89,6 +89,23 @@ describe('budget reservations over calendar periods (injected clock)', () => {
     ).toMatchObject({ held: 60 });
   });
 
+  it('refuses (503, retry) rather than relay unheld when the ledger does not answer, giving back any hold', async () => {
+    const { lookups, token } = setup({ budgetNanoUsd: 1000 });
+    const settled: string[] = [];
+    const silent = {
+      reserve: async () => {
+        throw new Error('no answer within 500 ms');
+      },
+      settle: async (account: string) => {
+        settled.push(account);
+      },
+    };
+    const refused = await refusalOf(reserveBudgets(silent, lookups, token, 10, 'a', Date.now()));
+    expect(refused.status).toBe(503);
+    expect(refused.code).toBe('budget_unavailable');
+    expect(settled).toEqual(['budget:token:t1:total:']);
+  });
+
   it('costs a key without budgets one check, and formats amounts', () => {
     const { lookups, token } = setup({});
     expect(hasBudget(token, lookups)).toBe(false);

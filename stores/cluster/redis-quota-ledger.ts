@@ -6,8 +6,9 @@
  * another releases and counts, so two nodes can never both take the last of a quota. A hold lapses
  * after 15 minutes, so the holds of a node that died mid-request do not eat the quota forever. When
  * Redis does not answer the request is let through (fail open) and a warning logged, as the rate
- * limiter does; the projection's count still refuses a key that used its quota. A budget period's
- * account (`lapsesAt`) expires a while after its period ended.
+ * limiter does; the projection's count still refuses a key that used its quota. A budget's
+ * reservation fails closed instead (`failClosed`): overspending money is worse than a refusal. A
+ * budget period's account (`lapsesAt`) expires a while after its period ended.
  */
 import type { QuotaDecision, QuotaLedger, QuotaReservation } from '../ports.ts';
 import type { Redis } from './redis-keys.ts';
@@ -106,6 +107,7 @@ export class RedisQuotaLedger implements QuotaLedger {
       const [allowed, used = 0, held = 0] = reply.map(Number);
       return { allowed: allowed === 1, used, held };
     } catch (error) {
+      if (reservation.failClosed) throw error;
       this.#failOpen(error);
       return { allowed: true, used: reservation.projectedUsed, held: 0 };
     }

@@ -115,6 +115,15 @@ describe.skipIf(services === null)('cluster quota ledger', () => {
     expect(await clients[0]!.pTTL(`${prefix}quota:{kept}:used`)).toBe(-1);
   });
 
+  it('lets a quota through but rejects a budget (fail closed) when Redis does not answer', async () => {
+    const closed = createClient({ url: services!.redisUrl }) as Redis;
+    await closed.connect();
+    await closed.quit();
+    const ledger = new RedisQuotaLedger(closed, prefix, warn);
+    expect((await ledger.reserve('down', reservation('a', 1), Date.now())).allowed).toBe(true);
+    await expect(ledger.reserve('down', { ...reservation('b', 1), failClosed: true }, Date.now())).rejects.toThrow();
+  });
+
   it('drops the holds of a node that never settled them once they lapse (15 minutes)', async () => {
     const start = Date.now();
     expect((await nodeA.reserve('lapsed', reservation('dead', 100), start)).allowed).toBe(true);
