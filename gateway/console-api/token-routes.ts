@@ -1,7 +1,8 @@
 /**
  * @module gateway/console-api/token-routes
  * The signed-in user's API keys: list (with their limits, budget and spend), create (the plaintext key
- * in this one response), change any setting, revoke.
+ * in this one response), change any setting, revoke; and the models the channels serve, to pick a
+ * key's allowlist from.
  */
 import { Router } from 'express';
 import {
@@ -57,6 +58,13 @@ export function tokenRoutes(context: CommandContext): Router {
       .tokensOfUser(user.userId)
       .sort((left, right) => right.createdAt.localeCompare(left.createdAt));
     response.json({ items: tokens.map((token) => tokenView(token, lookups)) });
+  });
+
+  // The models a key may be limited to: those the enabled channels serve (the edit dialog's choices).
+  router.get('/models', (request, response) => {
+    currentUser(request);
+    const models = new Set(lookups.channels().flatMap((channel) => (channel.enabled ? channel.models : [])));
+    response.json({ items: [...models].sort() });
   });
 
   router.post('/tokens', async (request, response) => {

@@ -88,6 +88,13 @@ describe('editing a key', () => {
     expect(cleared.body).toMatchObject({ budget_usd: null, models: null, budget_resets_at: null });
   });
 
+  it('lists the models the channels serve, for the allowlist picker', async () => {
+    const { status, body } = await client.call('GET', '/api/models');
+    expect(status).toBe(200);
+    expect(body.items).toEqual(['claude-sonnet-4-5', 'gpt-4o-mini', 'gpt-mapped']);
+    expect((await new ConsoleClient(harness.baseUrl).call('GET', '/api/models')).status).toBe(401);
+  });
+
   it('enforces a change at the key’s next request', async () => {
     const { id, key } = await client.createToken('next request');
     expect((await chat(key)).status).toBe(200);
