@@ -166,36 +166,28 @@ describe.skipIf(services === null)('cluster: consistency across two gateway node
   it('lets 200 concurrent requests through both nodes overshoot a budget by at most one request’s cost', async () => {
     const client = await signedIn(nodeA, `budget200-${run}@example.com`);
     const budgetNano = 1_000_000;
-    const { key, id } = await client.createToken('one milli-dollar', {
+    const { key } = await client.createToken('one milli-dollar', {
       budget_usd: budgetNano / 1e9,
       budget_period: 'daily',
     });
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, index) => budgetChat(index % 2 ? nodeB : nodeA, key)),
     );
-    const served = answers.filter((answer) => answer.status === 200).length;
+    let served = answers.filter((answer) => answer.status === 200).length;
     expectBudgetRefusals(answers);
     expect(served).toBeGreaterThanOrEqual(1);
     expect(served * ONE_REQUEST_NANO).toBeLessThanOrEqual(budgetNano + ONE_REQUEST_NANO);
-    // Settled spend refuses at once on either node, before any projector has run.
-    expect((await budgetChat(nodeB, key)).body.error.code).toBe('budget_exceeded');
-    expect((await budgetChat(nodeA, key)).body.error.code).toBe('budget_exceeded');
-    // The projector's count reaches the key list on both nodes.
-    const spentOn = async (node: ClusterProcess) => {
-      const viewer = new ConsoleClient(node.url!);
-      await viewer.call('POST', '/api/auth/login', {
-        email: `budget200-${run}@example.com`,
-        password: 'correct horse battery',
-      });
-      const { body } = await viewer.call('GET', '/api/tokens');
-      return Math.round(body.items.find((item: { id: string }) => item.id === id).spent_usd * 1e9);
-    };
-    const deadline = Date.now() + 30_000;
-    while ((await spentOn(nodeB)) !== served * ONE_REQUEST_NANO && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    // Requests refused only for holds in flight left room: spend it, one at a time through either node.
+    for (let index = 0; index < 40; index++) {
+      const answer = await budgetChat(index % 2 ? nodeB : nodeA, key);
+      if (answer.status !== 200) break;
+      served++;
     }
-    expect(await spentOn(nodeB)).toBe(served * ONE_REQUEST_NANO);
-    expect(await spentOn(nodeA)).toBe(served * ONE_REQUEST_NANO);
+    expect(served * ONE_REQUEST_NANO).toBeGreaterThanOrEqual(budgetNano);
+    expect(served * ONE_REQUEST_NANO).toBeLessThanOrEqual(budgetNano + ONE_REQUEST_NANO);
+    // Settled spend refuses at once on either node, before any projector has run.
+    expect((await budgetChat(nodeB, key)).body.error?.code).toBe('budget_exceeded');
+    expect((await budgetChat(nodeA, key)).body.error?.code).toBe('budget_exceeded');
   }, 60_000);
 
   it('enforces a key changed through node A on the very next request through node B', async () => {
