@@ -13,6 +13,26 @@ import {
 } from '../../projector/read-models/spend/spend.ts';
 import type { SqliteDatabase } from './database.ts';
 
+const MIGRATION = 'spend-from-recorded-costs';
+
+/** Folds the costs already in `requests` into `spend`, once per file (recorded in `projection_migrations`). */
+function migrateSpend(database: SqliteDatabase, writer: SqliteSpendWriter): void {
+  const done = database.prepare('SELECT 1 FROM projection_migrations WHERE name = ?').get(MIGRATION);
+  if (done) return;
+  database.transaction(() => {
+    const batch = writer.start();
+    const rows = database
+      .prepare(
+        `SELECT token_id, user_id, started_at, cost_nano_usd FROM requests
+         WHERE usage_applied = 1 AND cost_nano_usd > 0 ORDER BY started_at`,
+      )
+      .iterate() as Iterable<{ token_id: string; user_id: string; started_at: number; cost_nano_usd: number }>;
+    for (const row of rows) batch.countCost(row.token_id, row.user_id, row.started_at, row.cost_nano_usd);
+    batch.finish();
+    database.prepare('INSERT INTO projection_migrations (name) VALUES (?)').run(MIGRATION);
+  })();
+}
+
 export class SqliteSpendWriter {
   readonly #read;
   readonly #write;
@@ -24,6 +44,7 @@ export class SqliteSpendWriter {
       'INSERT INTO spend (owner, counters) VALUES (?, ?) ON CONFLICT DO UPDATE SET counters = excluded.counters',
     );
     this.#readAll = database.prepare('SELECT owner, counters FROM spend');
+    migrateSpend(database, this);
   }
 
   /** Opens one batch: `count` each usage counted now, then `finish` inside the transaction. */
@@ -59,8 +80,10 @@ export class SpendBatch {
   /** Unpriced usage (null cost) and free usage spend nothing and touch no counter. */
   count(event: UsageRecorded): void {
     const { costNanoUsd, tokenId, userId, startedAt } = event.body;
-    if (!costNanoUsd) return;
-    const startedAtMs = Date.parse(startedAt);
+    if (costNanoUsd) this.countCost(tokenId, userId, Date.parse(startedAt), costNanoUsd);
+  }
+
+  countCost(tokenId: string, userId: string, startedAtMs: number, costNanoUsd: number): void {
     for (const owner of [tokenId && tokenSpendOwner(tokenId), userId && userSpendOwner(userId)]) {
       if (!owner) continue;
       const current = this.#changed.get(owner) ?? this.#writer.read(owner);
