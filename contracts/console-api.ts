@@ -24,6 +24,26 @@ export const registerRequestSchema = z.object({
 
 export const loginRequestSchema = z.object({ email: emailSchema, password: z.string().min(1).max(256) });
 
+/** The calendar period (UTC) a budget counts over; weeks start on Monday; `total` never resets. */
+export const budgetPeriodSchema = z.enum(['total', 'daily', 'weekly', 'monthly']);
+
+/** The budget of a key or of an account (all of its keys together), as sent on create and change. */
+const budgetFields = {
+  /** USD per period; null removes the budget. Up to nine decimals count (costs are in nano-dollars). */
+  budget_usd: z.number().min(0).max(1_000_000).nullable().optional(),
+  /** absent on create: `total` */
+  budget_period: budgetPeriodSchema.optional(),
+};
+
+/** A budget as shown: its period's spend and when the period ends (null: `total`, or no budget). */
+const budgetViewFields = {
+  budget_usd: z.number().nullable().optional(),
+  budget_period: budgetPeriodSchema.optional(),
+  /** spent in the current period of `budget_period` (`total` when there is no budget) */
+  spent_usd: z.number().optional(),
+  budget_resets_at: z.string().nullable().optional(),
+};
+
 export const userViewSchema = z.object({
   id: z.string(),
   email: z.string(),
@@ -50,6 +70,7 @@ const tokenPolicyFields = {
   rpm_limit: z.number().int().min(1, 'must be at least 1 (or null for no limit)').nullable().optional(),
   /** tokens (prompt + completion) per minute, across every gateway node; null is unlimited */
   tpm_limit: z.number().int().min(1, 'must be at least 1 (or null for no limit)').nullable().optional(),
+  ...budgetFields,
 };
 
 export const createTokenRequestSchema = z.object({
@@ -79,6 +100,7 @@ export const tokenViewSchema = z.object({
   ip_allowlist: z.array(z.string()).nullable().optional(),
   rpm_limit: z.number().nullable().optional(),
   tpm_limit: z.number().nullable().optional(),
+  ...budgetViewFields,
 });
 
 /** Only the create response carries the plaintext key, this once. */
@@ -191,11 +213,13 @@ export const changePasswordRequestSchema = z.object({
 export const adminUserViewSchema = userViewSchema.extend({
   disabled: z.boolean(),
   created_at: z.string(),
+  ...budgetViewFields,
 });
 
 export const updateUserRequestSchema = z.object({
   role: roleSchema.optional(),
   disabled: z.boolean().optional(),
+  ...budgetFields,
 });
 
 // Admin: channels. The upstream key is write-only: sent on create (and on update to replace it),
@@ -309,6 +333,7 @@ export type UpdateTokenRequest = z.infer<typeof updateTokenRequestSchema>;
 export type TokenView = z.infer<typeof tokenViewSchema>;
 export type CreatedToken = z.infer<typeof createdTokenSchema>;
 export type TokenStatus = z.infer<typeof tokenStatusSchema>;
+export type BudgetPeriod = z.infer<typeof budgetPeriodSchema>;
 export type UsageOverviewQuery = z.infer<typeof usageOverviewQuerySchema>;
 export type UsageOverview = z.infer<typeof usageOverviewSchema>;
 export type UsageTotals = z.infer<typeof usageTotalsSchema>;

@@ -5,6 +5,7 @@
  * the same maps as a cache in front of Redis.
  */
 import type { ChannelDocument } from '../projector/read-models/channels/evolve.ts';
+import type { SpendCounters } from '../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../projector/read-models/users/evolve.ts';
 import type { LookupReadModel, TokenUsage } from './ports.ts';
@@ -15,6 +16,7 @@ export class MemoryLookups implements LookupReadModel {
   readonly #tokens = new Map<string, TokenDocument>();
   readonly #tokensByHash = new Map<string, TokenDocument>();
   readonly #usage = new Map<string, TokenUsage>();
+  readonly #spend = new Map<string, SpendCounters>();
   readonly #users = new Map<string, UserDocument>();
   readonly #usersByEmail = new Map<string, UserDocument>();
   readonly #channels = new Map<string, ChannelDocument>();
@@ -39,6 +41,10 @@ export class MemoryLookups implements LookupReadModel {
 
   putUsage(tokenId: string, usage: TokenUsage): void {
     this.#usage.set(tokenId, usage);
+  }
+
+  putSpend(owner: string, counters: SpendCounters): void {
+    this.#spend.set(owner, counters);
   }
 
   #putToken(id: string, document: TokenDocument | null): void {
@@ -79,6 +85,10 @@ export class MemoryLookups implements LookupReadModel {
     return this.#usage.get(tokenId) ?? noUsage;
   }
 
+  spend(owner: string): SpendCounters | undefined {
+    return this.#spend.get(owner);
+  }
+
   userByEmail(email: string): UserDocument | undefined {
     return this.#usersByEmail.get(email.toLowerCase());
   }
@@ -111,6 +121,7 @@ export class MemoryLookups implements LookupReadModel {
       this.#tokens,
       this.#tokensByHash,
       this.#usage,
+      this.#spend,
       this.#users,
       this.#usersByEmail,
       this.#channels,

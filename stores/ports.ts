@@ -7,6 +7,7 @@
 import type { UsageLogsPage, UsageLogsQuery, UsageOverview, UsageOverviewQuery } from '../contracts/console-api.ts';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import type { ChannelDocument } from '../projector/read-models/channels/evolve.ts';
+import type { SpendCounters } from '../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../projector/read-models/users/evolve.ts';
 
@@ -42,6 +43,8 @@ export interface LookupReadModel {
   tokenById(tokenId: string): TokenDocument | undefined;
   tokensOfUser(userId: string): TokenDocument[];
   tokenUsage(tokenId: string): TokenUsage;
+  /** What a key (`token:<id>`) or an account (`user:<id>`) spent, per budget period, as projected. */
+  spend(owner: string): SpendCounters | undefined;
   userByEmail(email: string): UserDocument | undefined;
   userById(userId: string): UserDocument | undefined;
   users(): UserDocument[];
@@ -134,11 +137,22 @@ export interface QuotaReservation {
   projectedUsed: number;
   /** names the hold to settle it (the request id) */
   holdId: string;
+  /**
+   * when the ledger may forget the account (ms since the epoch): a budget period's account is of no
+   * use once every request of the period has settled; absent, it is kept
+   */
+  lapsesAt?: number;
+  /**
+   * money, not tokens: when the shared ledger does not answer, reject (the caller refuses the
+   * request) instead of letting the request through unheld
+   */
+  failClosed?: boolean;
 }
 
 /**
- * Per-key token quotas (total tokens, all time), held atomically for every node: a request reserves
- * an estimate of its tokens before it is relayed and settles to its real usage when it ends. A
+ * Per-key token quotas (total tokens, all time), and money budgets (nano-dollars per calendar period,
+ * an account per period), held atomically for every node: a request reserves an estimate of its
+ * tokens (or its maximum cost) before it is relayed and settles to its real usage when it ends. A
  * reservation is refused once used + held reached the quota, so concurrent requests overshoot a
  * quota by at most the one request that crossed it, as long as none uses more than it reserved.
  */

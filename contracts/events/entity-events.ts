@@ -8,6 +8,20 @@ import { roleSchema } from '../account-role.ts';
 import { channelTypeSchema } from '../channel-type.ts';
 import { envelope } from './envelope.ts';
 
+/** The calendar period a money budget counts over, in UTC; `total` never resets. Weeks start on Monday. */
+export const budgetPeriodSchema = z.enum(['total', 'daily', 'weekly', 'monthly']);
+
+/**
+ * A money budget, added after version 1 of the key and account events was published, as OPTIONAL
+ * fields of the same versions: events written before mean "no budget". On `*.updated`, absent means
+ * unchanged. Integer nano-dollars, like the cost in `usage.recorded`, so spend and budget compare exactly.
+ */
+const budgetFields = {
+  /** the most the key (or all of the account's keys together) may spend per period; null is unlimited */
+  budgetNanoUsd: z.number().int().min(0).nullable().optional(),
+  budgetPeriod: budgetPeriodSchema.optional(),
+};
+
 export const userRegisteredV1 = envelope(
   'user.registered',
   1,
@@ -30,6 +44,7 @@ export const userUpdatedV1 = envelope(
     passwordHash: z.string().optional(),
     role: roleSchema.optional(),
     disabled: z.boolean().optional(),
+    ...budgetFields,
   }),
 );
 
@@ -77,6 +92,7 @@ export const tokenIssuedV1 = envelope(
     keyHint: z.string(),
     ...tokenPolicy,
     ...tokenLimits,
+    ...budgetFields,
   }),
 );
 
@@ -92,6 +108,7 @@ export const tokenUpdatedV1 = envelope(
     quota: tokenPolicy.quota.optional(),
     models: tokenPolicy.models.optional(),
     ...tokenLimits,
+    ...budgetFields,
   }),
 );
 
@@ -147,6 +164,7 @@ export type TokenRevoked = z.infer<typeof tokenRevokedV1>;
 export type ChannelConfigured = z.infer<typeof channelConfiguredV1>;
 export type ChannelRemoved = z.infer<typeof channelRemovedV1>;
 export type ChannelSource = z.infer<typeof channelSourceSchema>;
+export type BudgetPeriod = z.infer<typeof budgetPeriodSchema>;
 
 export { type Role, roleSchema } from '../account-role.ts';
 export { type ChannelType, channelTypeSchema } from '../channel-type.ts';

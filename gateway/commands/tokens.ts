@@ -9,6 +9,7 @@ import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts
 import { newEvent } from '../events/new-event.ts';
 import { generateApiKey, hashApiKey, hintOf } from '../security/api-keys.ts';
 import { invalidAddressRules, parseAddressRule } from '../security/ip-allowlist.ts';
+import { budgetFields } from './budget-fields.ts';
 import { type CommandContext, commit } from './command-context.ts';
 import { CommandError } from './errors.ts';
 
@@ -40,6 +41,7 @@ function limitFields(input: UpdateTokenRequest) {
     ...(allowlist !== undefined && { ipAllowlist: allowlist }),
     ...(input.rpm_limit !== undefined && { rpmLimit: input.rpm_limit }),
     ...(input.tpm_limit !== undefined && { tpmLimit: input.tpm_limit }),
+    ...budgetFields(input),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * @module gateway/commands/users
  * Account changes after registration: a user changes their password; an administrator changes a
- * user's role or disables the account (its sessions end and its keys are refused while disabled).
+ * user's role, sets its budget, or disables the account (its sessions end and its keys are refused
+ * while disabled).
  * At least one enabled admin always remains: role and disable changes run one at a time for the
  * whole deployment (a store guard), each deciding over the accounts as they are inside the guard.
  */
@@ -10,6 +11,7 @@ import type { GatewayEvent } from '../../contracts/events/index.ts';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { newEvent } from '../events/new-event.ts';
 import { hashPassword, verifyPassword } from '../security/passwords.ts';
+import { budgetFields } from './budget-fields.ts';
 import { type CommandContext, commit } from './command-context.ts';
 import { CommandError } from './errors.ts';
 
@@ -40,6 +42,9 @@ export interface UserChange {
   userId: string;
   role?: UserDocument['role'] | undefined;
   disabled?: boolean | undefined;
+  /** nano-dollars per period for all of the account's keys; null removes it */
+  budgetNanoUsd?: number | null | undefined;
+  budgetPeriod?: UserDocument['budgetPeriod'] | undefined;
 }
 
 export interface UserChangeState {
@@ -70,7 +75,13 @@ export function decideUserChange(change: UserChange, state: UserChangeState, now
     ...(change.role !== undefined && change.role !== user.role && { role: change.role }),
     ...(change.disabled !== undefined && change.disabled !== (user.disabled ?? false) && { disabled: change.disabled }),
   };
-  if (Object.keys(changes).length === 0) return [];
+  const budget = {
+    ...(change.budgetNanoUsd !== undefined &&
+      change.budgetNanoUsd !== (user.budgetNanoUsd ?? null) && { budgetNanoUsd: change.budgetNanoUsd }),
+    ...(change.budgetPeriod !== undefined &&
+      change.budgetPeriod !== (user.budgetPeriod ?? 'total') && { budgetPeriod: change.budgetPeriod }),
+  };
+  if (Object.keys(changes).length === 0 && Object.keys(budget).length === 0) return [];
   if (isEnabledAdmin(user) && !isEnabledAdmin({ ...user, ...changes }) && state.enabledAdmins <= 1) {
     throw new CommandError(
       'conflict',
@@ -79,7 +90,7 @@ export function decideUserChange(change: UserChange, state: UserChangeState, now
       changes.role !== undefined ? 'role' : 'disabled',
     );
   }
-  return [newEvent('user.updated', { userId: change.userId, ...changes }, now)];
+  return [newEvent('user.updated', { userId: change.userId, ...changes, ...budget }, now)];
 }
 
 export async function updateUserByAdmin(
@@ -98,7 +109,13 @@ export async function updateUserByAdmin(
       user: lookups.userById(userId),
       enabledAdmins: lookups.users().filter(isEnabledAdmin).length,
     };
-    const change: UserChange = { actorId: admin.userId, userId, role: input.role, disabled: input.disabled };
+    const change: UserChange = {
+      actorId: admin.userId,
+      userId,
+      role: input.role,
+      disabled: input.disabled,
+      ...budgetFields(input),
+    };
     const events = decideUserChange(change, state, context.now());
     if (events.length > 0) await commit(context, ...events);
     return lookups.userById(userId)!;

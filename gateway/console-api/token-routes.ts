@@ -1,6 +1,8 @@
 /**
  * @module gateway/console-api/token-routes
- * The signed-in user's API keys: list, create (the plaintext key in this one response), change, revoke.
+ * The signed-in user's API keys: list (with their limits, budget and spend), create (the plaintext key
+ * in this one response), change any setting, revoke; and the models the channels serve, to pick a
+ * key's allowlist from.
  */
 import { Router } from 'express';
 import {
@@ -9,11 +11,13 @@ import {
   type TokenView,
   updateTokenRequestSchema,
 } from '../../contracts/console-api.ts';
+import { tokenSpendOwner } from '../../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { issueToken, revokeToken, updateToken } from '../commands/tokens.ts';
 import { parseOrThrow } from './api-error.ts';
+import { budgetView } from './budget-view.ts';
 import { currentUser } from './guards.ts';
 
 export function tokenStatus(token: TokenDocument, usedTokens: number, now: number): TokenStatus {
@@ -40,6 +44,7 @@ export function tokenView(token: TokenDocument, lookups: LookupReadModel, now = 
     ip_allowlist: token.ipAllowlist ?? null,
     rpm_limit: token.rpmLimit ?? null,
     tpm_limit: token.tpmLimit ?? null,
+    ...budgetView(token.budgetNanoUsd, token.budgetPeriod, lookups.spend(tokenSpendOwner(token.tokenId)), now),
   };
 }
 
@@ -53,6 +58,13 @@ export function tokenRoutes(context: CommandContext): Router {
       .tokensOfUser(user.userId)
       .sort((left, right) => right.createdAt.localeCompare(left.createdAt));
     response.json({ items: tokens.map((token) => tokenView(token, lookups)) });
+  });
+
+  // The models a key may be limited to: those the enabled channels serve (the edit dialog's choices).
+  router.get('/models', (request, response) => {
+    currentUser(request);
+    const models = new Set(lookups.channels().flatMap((channel) => (channel.enabled ? channel.models : [])));
+    response.json({ items: [...models].sort() });
   });
 
   router.post('/tokens', async (request, response) => {

@@ -36,6 +36,7 @@ class FakeLookups implements LookupReadModel {
   tokenById = () => undefined;
   tokensOfUser = () => [];
   tokenUsage = (): TokenUsage => ({ usedTokens: 0, lastUsedAt: null });
+  spend = () => undefined;
   userByEmail = () => undefined;
   userById = () => undefined;
   users = () => [];

@@ -13,7 +13,8 @@ import { GatewayError } from './errors.ts';
 
 export const DEFAULT_COMPLETION_ALLOWANCE = 1_024;
 
-function completionAllowance(body: Record<string, unknown>): number {
+/** The completion tokens the request allows (what its quota hold and budget hold count). */
+export function completionAllowance(body: Record<string, unknown>): number {
   // max_output_tokens: the Responses API's name for it.
   for (const field of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
     const value = body[field];

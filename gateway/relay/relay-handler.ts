@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { log } from '../../platform/log.ts';
+import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel, QuotaLedger, RateLimiter } from '../../stores/ports.ts';
 import type { EventPublisher } from '../events/publisher.ts';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
@@ -19,13 +20,14 @@ import { rateLimitError, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
 import { authenticateRequest, authorizeModel } from './authenticate.ts';
 import type { BacklogAdmission } from './backlog-admission.ts';
+import { estimatedMaximumCost, hasBudget, reserveBudgets, settleBudgets } from './budget.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { ClientAbort } from './client-abort.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { internalError, isUpstreamFailure } from './failure-origin.ts';
-import { reserveQuota } from './quota.ts';
+import { completionAllowance, reserveQuota } from './quota.ts';
 import { checkContentType, parseJsonObject, readBody } from './read-body.ts';
 import { relayBuffered } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
@@ -90,6 +92,7 @@ export async function handleRelay(
   });
   let limited: { key: string; estimate: number } | null = null;
   let quotaHeld: string | null = null;
+  let budgetsHeld: string[] | null = null;
   try {
     // Synchronous for a key in memory: no await, so no microtask hop before the body is read.
     const authenticated = authenticateRequest(request, endpoint, dependencies);
@@ -137,6 +140,18 @@ export async function handleRelay(
         record.requestId,
       );
     }
+    // Keys (and accounts) without a budget pay this one check: no price lookup, no ledger round trip.
+    if (dependencies.quotas && dependencies.prices && hasBudget(token, dependencies.lookups)) {
+      budgetsHeld = await holdBudgets(
+        dependencies,
+        endpoint,
+        token,
+        resolved.model,
+        body,
+        raw.length,
+        record.requestId,
+      );
+    }
     await relayToUpstream({ endpoint, request, response, record, dependencies, signal: abort }, resolved);
   } catch (error) {
     handleFailure(endpoint, response, record, error);
@@ -146,9 +161,28 @@ export async function handleRelay(
     const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
     if (limited) void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
     if (quotaHeld) void dependencies.quotas!.settle(quotaHeld, record.requestId, used);
+    if (budgetsHeld) void settleBudgets(dependencies.quotas!, budgetsHeld, record.requestId, record.costNanoUsd);
     dependencies.metrics?.observe(record, latencyMs / 1000);
     dependencies.logger?.request(request.method ?? 'POST', record, latencyMs);
   }
+}
+
+/** Holds the request's maximum cost of the key's and the account's budgets; none for an unpriced model. */
+async function holdBudgets(
+  dependencies: RelayDependencies,
+  endpoint: EndpointSpec,
+  token: TokenDocument,
+  model: string,
+  body: Record<string, unknown>,
+  bodyBytes: number,
+  holdId: string,
+): Promise<string[] | null> {
+  const now = Date.now();
+  const routes = dependencies.router.routes(model, acceptedTypes(endpoint));
+  const promptTokens = Math.ceil(bodyBytes / 4);
+  const cost = estimatedMaximumCost(dependencies.prices!, model, routes, promptTokens, completionAllowance(body), now);
+  if (cost === null) return null;
+  return reserveBudgets(dependencies.quotas!, dependencies.lookups, token, cost, holdId, now);
 }
 
 function acceptedTypes(endpoint: EndpointSpec) {

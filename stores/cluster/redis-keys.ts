@@ -5,11 +5,13 @@
  * - `doc:<collection>:<id>`: a document as JSON, with `_eventId`, the newest event applied to it
  * - `index:<collection>`: the ids of a collection (gateway nodes load their replica from it)
  * - `keyhash:<hash>` → token id; `email:<email>` → user id
- * - `usage:<tokenId>`: hash of `used` tokens and `lastUsedAt`
+ * - `usage:<tokenId>`: hash of `used` tokens and `lastUsedAt`, and the key's spend: `total:nano`,
+ *   `<period>:start` and `<period>:nano` for the daily, weekly and monthly budget periods
+ * - `spend:user:<userId>`: the same spend fields, for all of an account's keys
  * - `applied:<requestId>`: marks a request's usage as counted (expires after a week)
  * - `claim:email:<email>` → the user id that claimed the email at registration (kept)
  * - `lock:<scope>`: held while a command of that scope decides and appends (expires after 10 s)
- * - channel `changes`: `{collection, id}` messages telling gateway nodes what to reload
+ * - channel `changes`: `{collection, id, document?}` messages telling gateway nodes what changed
  */
 import type { RedisClientType } from 'redis';
 
@@ -42,6 +44,10 @@ export class RedisKeys {
     return `${this.prefix}usage:${tokenId}`;
   }
 
+  userSpend(userId: string): string {
+    return `${this.prefix}spend:user:${userId}`;
+  }
+
   applied(requestId: string): string {
     return `${this.prefix}applied:${requestId}`;
   }
@@ -60,6 +66,8 @@ export class RedisKeys {
 }
 
 export interface ChangeMessage {
-  collection: 'tokens' | 'users' | 'channels' | 'usage';
+  collection: 'tokens' | 'users' | 'channels' | 'usage' | 'user-spend';
   id: string;
+  /** the document as stored (JSON with `_eventId`), when the change wrote one */
+  document?: string;
 }

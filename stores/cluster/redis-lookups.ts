@@ -7,6 +7,12 @@
  */
 import { log } from '../../platform/log.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
+import {
+  resettingPeriods,
+  type SpendCounters,
+  tokenSpendOwner,
+  userSpendOwner,
+} from '../../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
@@ -17,11 +23,23 @@ import { bounded } from './redis-timeout.ts';
 
 type Collection = 'tokens' | 'users' | 'channels';
 
+/** The spend fields of a usage or spend hash (redis-keys.ts); undefined when nothing was spent. */
+function spendOf(hash: Record<string, string>): SpendCounters | undefined {
+  if (hash['total:nano'] === undefined) return undefined;
+  const counters = { total: { start: '', nanoUsd: Number(hash['total:nano']) } } as SpendCounters;
+  for (const period of resettingPeriods) {
+    counters[period] = { start: hash[`${period}:start`] ?? '', nanoUsd: Number(hash[`${period}:nano`] ?? 0) };
+  }
+  return counters;
+}
+
 export class RedisLookups extends MemoryLookups {
   readonly #redis: Redis;
   readonly #subscriber: Redis;
   readonly #keys: RedisKeys;
   readonly keyHashes: KeyHashReader;
+  /** the newest event applied to each document (`collection:id`), so an older read never undoes it */
+  readonly #versions = new Map<string, string>();
   #lastWarning = 0;
 
   constructor(redis: Redis, subscriber: Redis, keys: RedisKeys) {
@@ -45,27 +63,59 @@ export class RedisLookups extends MemoryLookups {
     }
   }
 
+  /**
+   * A change that carries its document is applied before this returns, with no await: a key changed
+   * through another node is enforced here from the next request that arrives after the message
+   * (which Redis sends before that node's command can answer).
+   */
   async #onChanges(message: string): Promise<void> {
     const changes = JSON.parse(message) as ChangeMessage[];
     await Promise.all(
-      changes.map((change) =>
-        change.collection === 'usage' ? this.reloadUsage(change.id) : this.reload(change.collection, change.id),
-      ),
+      changes.map((change) => {
+        if (change.collection === 'usage') return this.reloadUsage(change.id);
+        if (change.collection === 'user-spend') return this.reloadUserSpend(change.id);
+        if (change.document) {
+          this.#putStored(change.collection, change.id, change.document);
+          return undefined;
+        }
+        return this.reload(change.collection, change.id);
+      }),
     );
+  }
+
+  /** Puts a stored document (or its absence) unless a newer event of it was applied already. */
+  #putStored(collection: Collection, id: string, stored: string | null): Record<string, unknown> | null {
+    const document = stored ? (JSON.parse(stored) as Record<string, unknown>) : null;
+    const version = document ? String(document['_eventId'] ?? '') : '';
+    const key = `${collection}:${id}`;
+    const applied = this.#versions.get(key);
+    if (document && applied !== undefined && applied > version) return document;
+    if (document) {
+      this.#versions.set(key, version);
+      delete document['_eventId'];
+    }
+    this.put(collection, id, document);
+    return document;
   }
 
   async reload(collection: Collection, id: string): Promise<void> {
     const stored = await this.#redis.get(this.#keys.document(collection, id));
-    const document = stored ? (JSON.parse(stored) as Record<string, unknown>) : null;
-    if (document) delete document['_eventId'];
-    this.put(collection, id, document);
+    const document = this.#putStored(collection, id, stored);
     if (collection === 'tokens' && document) await this.reloadUsage(id);
+    if (collection === 'users' && document) await this.reloadUserSpend(id);
   }
 
   async reloadUsage(tokenId: string): Promise<void> {
     const usage = await this.#redis.hGetAll(this.#keys.usage(tokenId));
     const value: TokenUsage = { usedTokens: Number(usage['used'] ?? 0), lastUsedAt: usage['lastUsedAt'] ?? null };
     this.putUsage(tokenId, value);
+    const spend = spendOf(usage);
+    if (spend) this.putSpend(tokenSpendOwner(tokenId), spend);
+  }
+
+  async reloadUserSpend(userId: string): Promise<void> {
+    const spend = spendOf(await this.#redis.hGetAll(this.#keys.userSpend(userId)));
+    if (spend) this.putSpend(userSpendOwner(userId), spend);
   }
 
   /**

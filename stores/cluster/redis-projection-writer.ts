@@ -3,11 +3,12 @@
  * Applies events to the Redis lookups. Documents only move forward: a script stores a document only
  * if its event is newer (UUIDv7 ids order by time) than the one already applied, so the projector and
  * the write-through of the node that issued a command can both apply the same events, in any order,
- * any number of times. A key's usage is counted once per request, guarded by a marker set in the same
- * script. Every change is published so gateway nodes reload it.
+ * any number of times. A key's usage (tokens, and spend per budget period, which its account's spend
+ * hash gets too) is counted once per request, guarded by a marker set in the same script. Every change is published so gateway nodes reload it.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
+import { periodStart, resettingPeriods } from '../../projector/read-models/spend/spend.ts';
 import type { ChangeMessage, Redis, RedisKeys } from './redis-keys.ts';
 
 /** KEYS: document, index, secondary index key (or ''), old secondary key (or ''); ARGV: json, eventId, id */
@@ -29,19 +30,40 @@ if KEYS[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
 return 1`;
 
 /**
- * A batch's usage in one script. KEYS: per request, its applied marker then its key's usage hash;
- * ARGV: per request, its tokens then its start time; last, the marker TTL in seconds. Returns, per
- * request, 1 when it was counted now and 0 when its marker said it already was.
+ * A batch's usage in one script. KEYS: per request, its applied marker, its key's usage hash and its
+ * account's spend hash; ARGV: per request, its tokens, its start time, its cost in nano-dollars and
+ * the starts of its day, week and month (projector/read-models/spend); last, the marker TTL in
+ * seconds. A period's counter restarts at a newer period and ignores an older one, as `addSpend`
+ * does. Returns, per request, 1 when it was counted now and 0 when its marker said it already was.
  */
 const countUsageScript = `
 local ttl = ARGV[#ARGV]
+local periods = {'daily', 'weekly', 'monthly'}
+local function spend(key, cost, first)
+  redis.call('HINCRBY', key, 'total:nano', cost)
+  for p = 1, 3 do
+    local start = ARGV[first + p - 1]
+    local current = redis.call('HGET', key, periods[p] .. ':start')
+    if (not current) or current < start then
+      redis.call('HSET', key, periods[p] .. ':start', start, periods[p] .. ':nano', cost)
+    elseif current == start then
+      redis.call('HINCRBY', key, periods[p] .. ':nano', cost)
+    end
+  end
+end
 local counted = {}
-for i = 1, #KEYS, 2 do
-  local n = (i + 1) / 2
+for i = 1, #KEYS, 3 do
+  local n = (i + 2) / 3
+  local a = 6 * (n - 1)
   if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
-    redis.call('HINCRBY', KEYS[i + 1], 'used', ARGV[2 * n - 1])
+    redis.call('HINCRBY', KEYS[i + 1], 'used', ARGV[a + 1])
     local last = redis.call('HGET', KEYS[i + 1], 'lastUsedAt')
-    if (not last) or last < ARGV[2 * n] then redis.call('HSET', KEYS[i + 1], 'lastUsedAt', ARGV[2 * n]) end
+    if (not last) or last < ARGV[a + 2] then redis.call('HSET', KEYS[i + 1], 'lastUsedAt', ARGV[a + 2]) end
+    local cost = tonumber(ARGV[a + 3])
+    if cost > 0 then
+      spend(KEYS[i + 1], cost, a + 4)
+      spend(KEYS[i + 2], cost, a + 4)
+    end
     counted[n] = 1
   else
     counted[n] = 0
@@ -97,6 +119,7 @@ export class RedisProjectionWriter {
         const current = stored ? (JSON.parse(stored) as Record<string, unknown>) : null;
         if (current && String(current['_eventId']) >= event.eventId) continue;
         const next = model.evolve(current, event) as Record<string, unknown> | null;
+        const written = next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '';
         const applied = await this.#redis.eval(putDocumentScript, {
           keys: [
             key,
@@ -104,12 +127,15 @@ export class RedisProjectionWriter {
             secondaryKey(collection, next, this.#keys),
             secondaryKey(collection, current, this.#keys),
           ],
-          arguments: [next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '', event.eventId, id],
+          arguments: [written, event.eventId, id],
         });
-        if (applied === 1) changes.push({ collection, id });
+        // With the document: a node applies it the moment the message arrives, with no read between.
+        if (applied === 1) changes.push({ collection, id, ...(written && { document: written }) });
       }
     }
-    for (const id of await this.#applyUsage(events)) changes.push({ collection: 'usage', id });
+    const { changed, spentUsers } = await this.#applyUsage(events);
+    for (const id of changed) changes.push({ collection: 'usage', id });
+    for (const id of spentUsers) changes.push({ collection: 'user-spend', id });
     await this.publish(changes);
     return changes;
   }
@@ -119,17 +145,29 @@ export class RedisProjectionWriter {
    * requests go to Redis together: a few script calls per batch instead of two per request. Returns
    * the keys whose usage changed.
    */
-  async #applyUsage(events: readonly GatewayEvent[]): Promise<Set<string>> {
+  async #applyUsage(events: readonly GatewayEvent[]): Promise<{ changed: Set<string>; spentUsers: Set<string> }> {
     const changed = new Set<string>();
+    const spentUsers = new Set<string>();
     const usage = events.flatMap((event) => (event.type === 'usage.recorded' ? [event.body] : []));
     const counted = await this.#scriptInChunks(
       countUsageScript,
       usage,
-      (body) => [this.#keys.applied(body.requestId), this.#keys.usage(body.tokenId)],
-      (body) => [String(body.promptTokens + body.completionTokens), body.startedAt],
+      (body) => [this.#keys.applied(body.requestId), this.#keys.usage(body.tokenId), this.#keys.userSpend(body.userId)],
+      (body) => {
+        const startedAtMs = Date.parse(body.startedAt);
+        return [
+          String(body.promptTokens + body.completionTokens),
+          body.startedAt,
+          String(body.costNanoUsd ?? 0),
+          ...resettingPeriods.map((period) => periodStart(period, startedAtMs)),
+        ];
+      },
       [String(MARKER_TTL_SECONDS)],
     );
-    for (const body of counted) changed.add(body.tokenId);
+    for (const body of counted) {
+      changed.add(body.tokenId);
+      if (body.costNanoUsd) spentUsers.add(body.userId);
+    }
     // A request without tokens still marks its key as used: the latest start per key, once.
     const latest = new Map<string, string>();
     for (const event of events) {
@@ -145,7 +183,7 @@ export class RedisProjectionWriter {
       (tokenId) => [latest.get(tokenId)!],
     );
     for (const tokenId of touched) changed.add(tokenId);
-    return changed;
+    return { changed, spentUsers };
   }
 
   /**

@@ -6,7 +6,9 @@
  * another releases and counts, so two nodes can never both take the last of a quota. A hold lapses
  * after 15 minutes, so the holds of a node that died mid-request do not eat the quota forever. When
  * Redis does not answer the request is let through (fail open) and a warning logged, as the rate
- * limiter does; the projection's count still refuses a key that used its quota.
+ * limiter does; the projection's count still refuses a key that used its quota. A budget's
+ * reservation fails closed instead (`failClosed`): overspending money is worse than a refusal. A
+ * budget period's account (`lapsesAt`) expires a while after its period ended.
  */
 import type { QuotaDecision, QuotaLedger, QuotaReservation } from '../ports.ts';
 import type { Redis } from './redis-keys.ts';
@@ -14,8 +16,16 @@ import { bounded } from './redis-timeout.ts';
 
 const HOLD_LAPSES_AFTER_MS = 15 * 60_000;
 
-/** KEYS: used, holds, deadlines. ARGV: quota, amount, projected used, hold id, now, deadline. */
+/**
+ * KEYS: used, holds, deadlines. ARGV: quota, amount, projected used, hold id, now, deadline, and the
+ * time the account lapses (ms, or '' to keep it).
+ */
 const RESERVE = `
+local function lapse()
+  if ARGV[7] ~= '' then
+    for k = 1, 3 do redis.call('PEXPIREAT', KEYS[k], ARGV[7]) end
+  end
+end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local projected = tonumber(ARGV[3])
 if projected > used then
@@ -27,17 +37,27 @@ for _, id in ipairs(lapsed) do redis.call('HDEL', KEYS[2], id) end
 if #lapsed > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[5]) end
 local held = 0
 for _, amount in ipairs(redis.call('HVALS', KEYS[2])) do held = held + tonumber(amount) end
-if used + held >= tonumber(ARGV[1]) then return {0, used, held} end
+if used + held >= tonumber(ARGV[1]) then
+  lapse()
+  return {0, used, held}
+end
 redis.call('HSET', KEYS[2], ARGV[4], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[6], ARGV[4])
+lapse()
 return {1, used, held + tonumber(ARGV[2])}
 `;
 
-/** KEYS: used, holds, deadlines. ARGV: hold id, tokens used. */
+/**
+ * KEYS: used, holds, deadlines. ARGV: hold id, tokens used. A lapsing account's lapse carries over to
+ * its count, which INCRBY may have just created.
+ */
 const SETTLE = `
+local lapse = redis.call('PTTL', KEYS[3])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
-return redis.call('INCRBY', KEYS[1], ARGV[2])
+local used = redis.call('INCRBY', KEYS[1], ARGV[2])
+if lapse > 0 then redis.call('PEXPIRE', KEYS[1], lapse) end
+return used
 `;
 
 export class RedisQuotaLedger implements QuotaLedger {
@@ -80,12 +100,14 @@ export class RedisQuotaLedger implements QuotaLedger {
             reservation.holdId,
             String(now),
             String(now + HOLD_LAPSES_AFTER_MS),
+            reservation.lapsesAt === undefined ? '' : String(reservation.lapsesAt),
           ],
         }),
       )) as number[];
       const [allowed, used = 0, held = 0] = reply.map(Number);
       return { allowed: allowed === 1, used, held };
     } catch (error) {
+      if (reservation.failClosed) throw error;
       this.#failOpen(error);
       return { allowed: true, used: reservation.projectedUsed, held: 0 };
     }

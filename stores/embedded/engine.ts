@@ -7,6 +7,7 @@
  * thread can keep its in-memory copy current.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
+import type { SpendCounters } from '../../projector/read-models/spend/spend.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
 import type { TokenUsage } from '../ports.ts';
 import { openDatabase, type SqliteDatabase } from './database.ts';
@@ -18,7 +19,8 @@ const BATCH = 1000;
 
 export type LookupChange =
   | { kind: 'document'; collection: string; id: string; body: unknown }
-  | { kind: 'usage'; tokenId: string; usage: TokenUsage };
+  | { kind: 'usage'; tokenId: string; usage: TokenUsage }
+  | { kind: 'spend'; owner: string; counters: SpendCounters };
 
 /** The engine's own lookups (the projection writer reads current documents from them), reporting every put. */
 class ReportingLookups extends MemoryLookups {
@@ -32,6 +34,11 @@ class ReportingLookups extends MemoryLookups {
   override putUsage(tokenId: string, usage: TokenUsage): void {
     super.putUsage(tokenId, usage);
     this.changes.push({ kind: 'usage', tokenId, usage });
+  }
+
+  override putSpend(owner: string, counters: SpendCounters): void {
+    super.putSpend(owner, counters);
+    this.changes.push({ kind: 'spend', owner, counters });
   }
 
   take(): LookupChange[] {

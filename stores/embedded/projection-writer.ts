@@ -9,6 +9,7 @@ import type { MemoryLookups } from '../memory-lookups.ts';
 import type { TokenUsage } from '../ports.ts';
 import type { SqliteDatabase } from './database.ts';
 import type { PositionedEvent } from './event-log.ts';
+import { SqliteSpendWriter } from './spend-writer.ts';
 import { SqliteUsageWriter } from './usage-writer.ts';
 
 const CHECKPOINT = 'embedded';
@@ -17,6 +18,7 @@ export class SqliteProjectionWriter {
   readonly #database: SqliteDatabase;
   readonly #lookups: MemoryLookups;
   readonly #usage: SqliteUsageWriter;
+  readonly #spend: SqliteSpendWriter;
   readonly #applyBatch;
   readonly #readCheckpoint;
   readonly #readTokenUsage;
@@ -25,6 +27,7 @@ export class SqliteProjectionWriter {
     this.#database = database;
     this.#lookups = lookups;
     this.#usage = new SqliteUsageWriter(database);
+    this.#spend = new SqliteSpendWriter(database);
     this.#readCheckpoint = database.prepare('SELECT position FROM projection_checkpoint WHERE name = ?').pluck();
     this.#readTokenUsage = database.prepare('SELECT used_tokens, last_used_at FROM token_usage WHERE token_id = ?');
     const putDocument = database.prepare(
@@ -36,7 +39,8 @@ export class SqliteProjectionWriter {
     );
     this.#applyBatch = database.transaction((batch: readonly PositionedEvent[]) => {
       const documents = new Map<string, { collection: string; id: string; body: unknown }>();
-      const traffic = this.#usage.start(batch);
+      const spend = this.#spend.start();
+      const traffic = this.#usage.start(batch, (usage) => spend.count(usage));
       for (const { event } of batch) {
         for (const model of documentModels) {
           if (!model.canHandle(event)) continue;
@@ -52,8 +56,9 @@ export class SqliteProjectionWriter {
       }
       // The batch's summed rollups, written in the same transaction as the checkpoint.
       const touchedTokens = traffic.finish();
+      const spent = spend.finish();
       saveCheckpoint.run(CHECKPOINT, batch[batch.length - 1]!.position);
-      return { documents: [...documents.values()], touchedTokens };
+      return { documents: [...documents.values()], touchedTokens, spent };
     });
   }
 
@@ -74,9 +79,10 @@ export class SqliteProjectionWriter {
 
   apply(batch: readonly PositionedEvent[]): void {
     if (batch.length === 0) return;
-    const { documents, touchedTokens } = this.#applyBatch(batch);
+    const { documents, touchedTokens, spent } = this.#applyBatch(batch);
     for (const { collection, id, body } of documents) this.#lookups.put(collection, id, body);
     for (const tokenId of touchedTokens) this.#lookups.putUsage(tokenId, this.#readUsage(tokenId));
+    for (const [owner, counters] of spent) this.#lookups.putSpend(owner, counters);
   }
 
   #readUsage(tokenId: string): TokenUsage {
@@ -100,5 +106,6 @@ export class SqliteProjectionWriter {
     }>;
     for (const row of usage)
       this.#lookups.putUsage(row.token_id, { usedTokens: row.used_tokens, lastUsedAt: row.last_used_at });
+    for (const { owner, counters } of this.#spend.all()) this.#lookups.putSpend(owner, counters);
   }
 }

@@ -83,6 +83,12 @@ CREATE TABLE IF NOT EXISTS token_usage (
   used_tokens INTEGER NOT NULL DEFAULT 0,
   last_used_at TEXT
 );
+-- What each key ('token:<id>') and account ('user:<id>') spent per budget period, as JSON
+-- (projector/read-models/spend): folded from each request's cost when its usage is first counted.
+CREATE TABLE IF NOT EXISTS spend (
+  owner TEXT PRIMARY KEY,
+  counters TEXT NOT NULL
+);
 -- The projection migrations already applied to this file (see usage-migration.ts).
 CREATE TABLE IF NOT EXISTS projection_migrations (
   name TEXT PRIMARY KEY
@@ -95,5 +101,6 @@ export const projectionTables = [
   'requests',
   ...usageRollups.map((table) => table.name),
   'token_usage',
+  'spend',
   'projection_migrations',
 ];

@@ -25,7 +25,8 @@ const WORKER_FILE = fromSource ? path.join(PROJECT_ROOT, 'scripts/typescript-wor
 function applyChanges(lookups: MemoryLookups, changes: readonly LookupChange[]): void {
   for (const change of changes) {
     if (change.kind === 'document') lookups.put(change.collection, change.id, change.body);
-    else lookups.putUsage(change.tokenId, change.usage);
+    else if (change.kind === 'usage') lookups.putUsage(change.tokenId, change.usage);
+    else lookups.putSpend(change.owner, change.counters);
   }
 }
 

@@ -88,8 +88,8 @@ export class SqliteUsageWriter {
   }
 
   /** Opens the application of one batch; call `finish()` before the batch's transaction commits. */
-  start(batch: readonly { event: GatewayEvent }[]): UsageBatch {
-    return new UsageBatch(this, batch);
+  start(batch: readonly { event: GatewayEvent }[], onUsageCounted?: (event: UsageRecorded) => void): UsageBatch {
+    return new UsageBatch(this, batch, onUsageCounted);
   }
 }
 
@@ -147,9 +147,16 @@ export class UsageBatch {
   readonly #partners = new Map<string, UsageRecorded>();
   /** Usage events already applied together with their request. */
   readonly #appliedWithRequest = new Set<UsageRecorded>();
+  /** told of each usage counted now (not a replay), for the projections that count once too (spend) */
+  readonly #onUsageCounted: ((event: UsageRecorded) => void) | undefined;
 
-  constructor(writer: SqliteUsageWriter, batch: readonly { event: GatewayEvent }[]) {
+  constructor(
+    writer: SqliteUsageWriter,
+    batch: readonly { event: GatewayEvent }[],
+    onUsageCounted?: (event: UsageRecorded) => void,
+  ) {
     this.#writer = writer;
+    this.#onUsageCounted = onUsageCounted;
     this.#rollups = writer.rollups.start();
     // Pairs only a usage that follows its request, where the request's insert can take both.
     const requests = new Set<string>();
@@ -210,6 +217,7 @@ export class UsageBatch {
     });
     this.#token(body.tokenId).used += body.promptTokens + body.completionTokens;
     if (body.tokenId) this.#touched.add(body.tokenId);
+    this.#onUsageCounted?.(event);
   }
 
   #token(tokenId: string): { used: number; lastUsedAt: string | null } {

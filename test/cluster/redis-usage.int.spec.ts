@@ -7,13 +7,21 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
+import { addSpend, type SpendCounters } from '../../projector/read-models/spend/spend.ts';
 import { type Redis, RedisKeys } from '../../stores/cluster/redis-keys.ts';
+import { RedisLookups } from '../../stores/cluster/redis-lookups.ts';
 import { RedisProjectionWriter } from '../../stores/cluster/redis-projection-writer.ts';
 import { resolveClusterServices } from './cluster-services.ts';
 
 const services = resolveClusterServices();
 
-function requestEvents(requestId: string, tokenId: string, startedAt: string, tokens: number): GatewayEvent[] {
+function requestEvents(
+  requestId: string,
+  tokenId: string,
+  startedAt: string,
+  tokens: number,
+  costNanoUsd: number | null = null,
+): GatewayEvent[] {
   const completed = newEvent('request.completed', {
     requestId,
     userId: 'user-1',
@@ -45,7 +53,7 @@ function requestEvents(requestId: string, tokenId: string, startedAt: string, to
     cacheWriteTokens: 0,
     reasoningTokens: 0,
     source: 'upstream',
-    costNanoUsd: null,
+    costNanoUsd,
     price: null,
   });
   return [completed, usage];
@@ -106,5 +114,37 @@ describe.skipIf(services === null)('key usage in Redis', () => {
     await writer.apply(early);
     const usage = await redis.hGetAll(keys.usage('key-c'));
     expect(usage).toEqual({ used: '5', lastUsedAt: '2026-02-01T00:00:00.000Z' });
+  });
+
+  it('folds each request’s cost once into its key’s and its account’s spend per period, as the embedded store does', async () => {
+    const costs: Array<[string, number | null]> = [
+      ['2026-01-30T10:00:00.000Z', 1000],
+      ['2026-01-31T23:59:59.000Z', 250],
+      ['2026-02-01T00:00:00.000Z', 40],
+      ['2026-02-01T08:00:00.000Z', null],
+      ['2026-02-01T09:00:00.000Z', 2],
+    ];
+    const events = costs.flatMap(([startedAt, cost], index) =>
+      requestEvents(`spend-${index}`, 'key-s', startedAt, 3, cost),
+    );
+    // Out of order and replayed: the counters do not depend on either.
+    await writer.apply([...events.slice(4), ...events.slice(0, 4)]);
+    await writer.apply(events);
+    const subscriber = createClient({ url: services!.redisUrl }) as Redis;
+    await subscriber.connect();
+    const lookups = new RedisLookups(redis, subscriber, keys);
+    await lookups.reloadUsage('key-s');
+    await lookups.reloadUserSpend('user-1');
+    await subscriber.quit();
+    let expected: SpendCounters | undefined;
+    for (const [startedAt, cost] of costs) if (cost) expected = addSpend(expected, Date.parse(startedAt), cost);
+    expect(lookups.spend('token:key-s')).toEqual(expected);
+    expect(lookups.spend('user:user-1')).toEqual(expected);
+    expect(expected).toMatchObject({
+      total: { nanoUsd: 1292 },
+      daily: { start: '2026-02-01', nanoUsd: 42 },
+      weekly: { start: '2026-01-26', nanoUsd: 1292 },
+      monthly: { start: '2026-02', nanoUsd: 42 },
+    });
   });
 });

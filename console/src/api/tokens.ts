@@ -13,3 +13,5 @@ export const createTokenApi = (input: CreateTokenRequest) => api.post<CreatedTok
 export const updateTokenApi = (id: string, input: UpdateTokenRequest) =>
   api.patch<TokenView>(`/tokens/${encodeURIComponent(id)}`, input);
 export const revokeTokenApi = (id: string) => api.delete<TokenView>(`/tokens/${encodeURIComponent(id)}`);
+/** The models the channels serve: the choices of a key's model allowlist. */
+export const listModelsApi = () => api.get<ListOf<string>>('/models');

@@ -1,7 +1,12 @@
 /** The signed-in user's API keys. The plaintext key of a new key is returned to the caller, never kept. */
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { CreatedToken, CreateTokenRequest, TokenView } from '../../../contracts/console-api.ts';
+import type {
+  CreatedToken,
+  CreateTokenRequest,
+  TokenView,
+  UpdateTokenRequest,
+} from '../../../contracts/console-api.ts';
 import { createTokenApi, listTokensApi, revokeTokenApi, updateTokenApi } from '../api/tokens.ts';
 
 export const useTokensStore = defineStore('tokens', () => {
@@ -35,6 +40,7 @@ export const useTokensStore = defineStore('tokens', () => {
     return created;
   }
 
+  const updateToken = async (id: string, input: UpdateTokenRequest) => replace(await updateTokenApi(id, input));
   const renameToken = async (id: string, name: string) => replace(await updateTokenApi(id, { name }));
   const setTokenEnabled = async (id: string, enabled: boolean) => replace(await updateTokenApi(id, { enabled }));
   const revokeToken = async (id: string) => replace(await revokeTokenApi(id));
@@ -53,6 +59,7 @@ export const useTokensStore = defineStore('tokens', () => {
     error,
     fetchTokens,
     createToken,
+    updateToken,
     renameToken,
     setTokenEnabled,
     revokeToken,

@@ -55,6 +55,76 @@ describe('TokensView', () => {
     expect(wrapper.html()).not.toContain('sk-new-key');
   });
 
+  it('edits every setting of a key, the models picked from those the channels serve, and shows limits and spend', async () => {
+    const { calls } = fakeApi({
+      'GET /tokens': () => ({
+        items: [
+          sampleToken({
+            models: ['legacy-model'],
+            rpm_limit: 60,
+            budget_usd: 5,
+            budget_period: 'monthly',
+            spent_usd: 1.25,
+            budget_resets_at: '2025-04-01T00:00:00.000Z',
+          }),
+        ],
+      }),
+      'GET /models': () => ({ items: ['claude-sonnet-4-5', 'gpt-4o-mini'] }),
+      'PATCH /tokens/t1': (call) =>
+        (call.body as { quota: unknown }).quota === -1
+          ? reply(400, { error: { code: 'invalid_request', message: 'quota: must be at least 0', field: 'quota' } })
+          : sampleToken({ ...(call.body as object), spent_usd: 1.25 }),
+    });
+    const { wrapper } = await mountPage(TokensView, { path: '/tokens', user: { role: 'user' } });
+    await settle();
+    const row = wrapper.find('tr[data-token=laptop]');
+    expect(row.find('[data-test=budget]').text()).toBe('$1.25 / $5.00 a month');
+    expect(row.find('[data-test=limits]').text()).toBe('60 req/min');
+
+    await row.find('[data-test=edit]').trigger('click');
+    await settle();
+    const form = wrapper.find('[data-test=edit-token-form]');
+    expect((form.find('[data-test=edit-budget]').element as HTMLInputElement).value).toBe('5');
+    const boxes = form.findAll('[data-test=edit-models] input[type=checkbox]');
+    expect(boxes.map((box) => box.attributes('data-model'))).toEqual([
+      'claude-sonnet-4-5',
+      'gpt-4o-mini',
+      'legacy-model',
+    ]);
+    expect(boxes.map((box) => (box.element as HTMLInputElement).checked)).toEqual([false, false, true]);
+
+    await form.find('[data-test=edit-quota]').setValue('-1');
+    await form.trigger('submit');
+    await settle();
+    expect(form.text()).toContain('quota: must be at least 0');
+
+    await form.find('[data-test=edit-quota]').setValue('');
+    await form.find('[data-test=edit-budget]').setValue('2.5');
+    await form.find('[data-test=edit-period]').setValue('daily');
+    await form.find('[data-model=legacy-model]').setValue(false);
+    await form.find('[data-model=gpt-4o-mini]').setValue(true);
+    await form.find('[data-test=edit-rpm]').setValue('');
+    await form.find('[data-test=edit-tpm]').setValue('5000');
+    await form.find('[data-test=edit-ips]').setValue('10.0.0.0/8, 203.0.113.7');
+    await form.find('[data-test=edit-expires]').setValue('2030-01-31');
+    await form.trigger('submit');
+    await settle();
+    const patches = calls.filter((call) => call.method === 'PATCH');
+    expect(patches.at(-1)!.body).toEqual({
+      expires_at: new Date('2030-01-31T23:59:59').toISOString(),
+      quota: null,
+      budget_usd: 2.5,
+      budget_period: 'daily',
+      models: ['gpt-4o-mini'],
+      ip_allowlist: ['10.0.0.0/8', '203.0.113.7'],
+      rpm_limit: null,
+      tpm_limit: 5000,
+    });
+    expect(wrapper.find('[data-test=edit-token-form]').exists()).toBe(false);
+    expect(wrapper.find('tr[data-token=laptop] [data-test=budget]').text()).toBe('$1.25 / $2.50 a day');
+    expect(wrapper.find('tr[data-token=laptop] [data-test=limits]').text()).toContain('5,000 tokens/min');
+  });
+
   it('revokes only after the confirmation', async () => {
     const { calls } = fakeApi({
       'GET /tokens': () => ({ items: [sampleToken()] }),

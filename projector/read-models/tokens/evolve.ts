@@ -4,7 +4,7 @@
  * increments it, so replaying an event leaves the document as it was. Usage so far lives apart
  * (usage projection), because counting is the one thing that must happen exactly once.
  */
-import type { EventOfType, GatewayEvent } from '../../../contracts/events/index.ts';
+import type { BudgetPeriod, EventOfType, GatewayEvent } from '../../../contracts/events/index.ts';
 
 export interface TokenDocument {
   tokenId: string;
@@ -23,6 +23,10 @@ export interface TokenDocument {
   rpmLimit?: number | null;
   /** tokens per minute; null or absent is unlimited */
   tpmLimit?: number | null;
+  /** what the key may spend per period (nano-dollars); null or absent is unlimited */
+  budgetNanoUsd?: number | null;
+  /** absent: `total` */
+  budgetPeriod?: BudgetPeriod;
   createdAt: string;
   updatedAt: string;
 }
@@ -43,7 +47,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
   switch (event.type) {
     case 'token.issued': {
       const { tokenId, userId, name, keyHash, keyHint, expiresAt, quota, models } = event.body;
-      const { ipAllowlist, rpmLimit, tpmLimit } = event.body;
+      const { ipAllowlist, rpmLimit, tpmLimit, budgetNanoUsd, budgetPeriod } = event.body;
       return {
         tokenId,
         userId,
@@ -59,6 +63,8 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(ipAllowlist != null && { ipAllowlist }),
         ...(rpmLimit != null && { rpmLimit }),
         ...(tpmLimit != null && { tpmLimit }),
+        ...(budgetNanoUsd != null && { budgetNanoUsd }),
+        ...(budgetPeriod !== undefined && { budgetPeriod }),
         createdAt: event.occurredAt,
         updatedAt: event.occurredAt,
       };
@@ -66,6 +72,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
     case 'token.updated': {
       if (!document) return null;
       const { name, enabled, expiresAt, quota, models, ipAllowlist, rpmLimit, tpmLimit } = event.body;
+      const { budgetNanoUsd, budgetPeriod } = event.body;
       return {
         ...document,
         ...(name !== undefined && { name }),
@@ -76,6 +83,8 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(ipAllowlist !== undefined && { ipAllowlist }),
         ...(rpmLimit !== undefined && { rpmLimit }),
         ...(tpmLimit !== undefined && { tpmLimit }),
+        ...(budgetNanoUsd !== undefined && { budgetNanoUsd }),
+        ...(budgetPeriod !== undefined && { budgetPeriod }),
         updatedAt: event.occurredAt,
       };
     }

@@ -3,7 +3,7 @@
  * The account document: email, password hash, role, whether an administrator disabled it, and the
  * sessions its user signed out of, looked up by email at sign-in and by id on every console request.
  */
-import type { EventOfType, GatewayEvent, Role } from '../../../contracts/events/index.ts';
+import type { BudgetPeriod, EventOfType, GatewayEvent, Role } from '../../../contracts/events/index.ts';
 import { type EndedSessions, withEndedSession } from './ended-sessions.ts';
 
 export interface UserDocument extends EndedSessions {
@@ -15,6 +15,9 @@ export interface UserDocument extends EndedSessions {
   createdAt: string;
   /** set by `user.updated`; absent means enabled */
   disabled?: boolean;
+  /** what all of the account's keys together may spend per period (nano-dollars); absent or null is unlimited */
+  budgetNanoUsd?: number | null;
+  budgetPeriod?: BudgetPeriod;
 }
 
 export const collection = 'users';

@@ -135,6 +135,19 @@ export function consoleJourney(options: JourneyOptions): void {
       await page.locator('tr[data-token="spare renamed"] [data-test=toggle]').click();
       await waitForText(page, 'tr[data-token="spare renamed"]', 'Disabled');
       await page.keyboard.press('Escape');
+
+      // Edit the spare key's limits: a monthly budget, a model picked from those the channels serve.
+      const spare = 'tr[data-token="spare renamed"]';
+      await page.click(`${spare} [data-test=edit]`);
+      await page.fill('[data-test=edit-budget]', '5');
+      await page.selectOption('[data-test=edit-period]', 'monthly');
+      await page.check('[data-test=edit-models] input[data-model=gpt-4o-mini]');
+      await page.fill('[data-test=edit-rpm]', '60');
+      await page.click('[data-test=edit-token-submit]');
+      await page.waitForSelector('.dialog[open]', { state: 'detached' });
+      await waitForText(page, `${spare} [data-test=budget]`, '$5.00 a month');
+      expect(await page.textContent(`${spare} [data-test=limits]`)).toContain('60 req/min');
+      expect(await page.textContent(spare)).toContain('gpt-4o-mini');
     });
 
     it('shows the calls and tokens of the official OpenAI client in the overview charts', async () => {
