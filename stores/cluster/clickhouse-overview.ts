@@ -16,9 +16,10 @@
  * Rollups are read with FINAL, so a replaced row never counts twice.
  */
 import type { UsageOverview, UsageOverviewQuery } from '../../contracts/console-api.ts';
-import { foldSeries, sumsOfRow, totalsOf } from '../../projector/read-models/usage/fold.ts';
+import { foldIntoDays, foldSeries, sumsOfRow, totalsOf } from '../../projector/read-models/usage/fold.ts';
 import { perKeyMeasureNames, sumsSql } from '../../projector/read-models/usage/measures.ts';
 import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { dayBucketsIn, isUtc } from '../../projector/read-models/usage/time-zone.ts';
 import { histogramQuantile, latencyBucketSql } from './clickhouse-latency-histogram.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
@@ -55,7 +56,10 @@ export async function readOverview(
   const alignedFrom = from - (from % HOUR_MS);
   const range = `hour >= ${integerLiteral(alignedFrom / 1000)} AND hour < ${integerLiteral(Math.ceil(to / 1000))}`;
   const source = sources(db, query, range);
-  const bucket = granularity === 'day' ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';
+  // Days of another zone than UTC are summed here from hourly buckets (time-zone.ts).
+  const days = granularity === 'day' && !isUtc(query.tz) ? dayBucketsIn(query.tz!) : null;
+  const bucket = granularity === 'day' && days === null ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';
+  const keyOrder = query.top_keys_by === 'cost' ? 'cost_nano_usd DESC, ' : '';
   const [series, byToken, p95] = await Promise.all([
     rows<Record<string, string> & { bucket: string; model: string }>(
       `SELECT ${bucket} AS bucket, model, ${seriesSums}
@@ -63,13 +67,12 @@ export async function readOverview(
     ),
     rows<Record<string, string> & { token_id: string }>(
       `SELECT token_id, ${perKeySums} FROM ${source.tokens} AND token_id != '' GROUP BY token_id
-       ORDER BY prompt_tokens + completion_tokens DESC, calls DESC, token_id LIMIT 10`,
+       ORDER BY ${keyOrder}prompt_tokens + completion_tokens DESC, calls DESC, token_id LIMIT 10`,
     ),
     source.histogram ? histogramPercentile(rows, source.histogram) : rawPercentile(rows, db, query, alignedFrom, to),
   ]);
-  const folded = foldSeries(
-    series.map((row) => ({ bucket: Number(row.bucket) * 1000, model: row.model, sums: sumsOfRow(row) })),
-  );
+  const rowsRead = series.map((row) => ({ bucket: Number(row.bucket) * 1000, model: row.model, sums: sumsOfRow(row) }));
+  const folded = foldSeries(days ? foldIntoDays(rowsRead, days) : rowsRead);
   return {
     from: new Date(alignedFrom).toISOString(),
     to: new Date(to).toISOString(),
@@ -79,6 +82,8 @@ export async function readOverview(
     by_model: folded.by_model,
     latency: { average_ms: folded.averageLatencyMs, p95_ms: p95 === null ? null : Math.round(p95) },
     by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf(sumsOfRow(row)) })),
+    time_zone: query.tz ?? 'UTC',
+    time_zone_exact: days?.exact ?? true,
   };
 }
 

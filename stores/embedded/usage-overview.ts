@@ -7,9 +7,16 @@
  * the per-model tables, so no read grows with the number of requests.
  */
 import type { UsageOverview, UsageOverviewQuery } from '../../contracts/console-api.ts';
-import { foldSeries, type SeriesRow, sumsOfRow, totalsOf } from '../../projector/read-models/usage/fold.ts';
+import {
+  foldIntoDays,
+  foldSeries,
+  type SeriesRow,
+  sumsOfRow,
+  totalsOf,
+} from '../../projector/read-models/usage/fold.ts';
 import { measureNames, perKeyMeasureNames, type Sums, sumsSql } from '../../projector/read-models/usage/measures.ts';
 import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { dayBucketsIn, isUtc } from '../../projector/read-models/usage/time-zone.ts';
 import type { SqliteDatabase } from './database.ts';
 import { filterParameters, LatencyPercentile } from './latency-percentile.ts';
 import { branchesOf, type OverviewFilters, perUserSources, seriesSources, unionOf } from './rollup-sources.ts';
@@ -40,7 +47,11 @@ export class SqliteUsageOverview {
       tokenId: query.token_id || null,
     };
     const plan = planRange(from, to);
-    const folded = foldSeries(this.#series(plan, filters, granularity === 'day' ? DAY_MS : HOUR_MS));
+    // Days of another zone than UTC are summed from the hourly rollups (time-zone.ts).
+    const days = granularity === 'day' && !isUtc(query.tz) ? dayBucketsIn(query.tz!) : null;
+    const hourly = granularity === 'hour' || days !== null;
+    const rows = this.#series(plan, filters, hourly ? HOUR_MS : DAY_MS);
+    const folded = foldSeries(days ? foldIntoDays(rows, days) : rows);
     return {
       from: new Date(plan.firstHour).toISOString(),
       to: new Date(to).toISOString(),
@@ -52,7 +63,9 @@ export class SqliteUsageOverview {
         average_ms: folded.averageLatencyMs,
         p95_ms: this.percentile.p95(plan, to, filters, folded.calls),
       },
-      by_token: this.#topTokens(plan, filters),
+      by_token: this.#topTokens(plan, filters, query.top_keys_by === 'cost'),
+      time_zone: query.tz ?? 'UTC',
+      time_zone_exact: days?.exact ?? true,
     };
   }
 
@@ -73,11 +86,12 @@ export class SqliteUsageOverview {
   }
 
   /**
-   * The ten keys that used the most tokens (then the most calls; then by id, for a stable order).
+   * The ten keys that used the most tokens, or spent the most then used the most tokens (then the
+   * most calls; then by id, for a stable order).
    * The sums are spelled out: in an expression, SQLite reads `prompt_tokens` as the column of one
    * row of the group, not as the alias of its sum.
    */
-  #topTokens(plan: ReturnType<typeof planRange>, filters: OverviewFilters) {
+  #topTokens(plan: ReturnType<typeof planRange>, filters: OverviewFilters, bySpend: boolean) {
     const sources = perUserSources(filters);
     const union = unionOf(branchesOf(plan, sources, true), () => `token_id, ${perKeyMeasureNames.join(', ')}`, [
       ...sources.conditions,
@@ -87,7 +101,8 @@ export class SqliteUsageOverview {
     const rows = this.#database
       .prepare(
         `SELECT token_id, ${sumsSql(perKeyMeasureNames)} FROM (${union.sql}) GROUP BY token_id
-         ORDER BY sum(prompt_tokens) + sum(completion_tokens) DESC, sum(calls) DESC, token_id LIMIT 10`,
+         ORDER BY ${bySpend ? 'sum(cost_nano_usd) DESC, ' : ''}sum(prompt_tokens) + sum(completion_tokens) DESC,
+           sum(calls) DESC, token_id LIMIT 10`,
       )
       .all({ ...union.parameters, ...filterParameters(filters) }) as Array<Sums & { token_id: string }>;
     return rows.map((row) => ({ token_id: row.token_id, ...totalsOf(sumsOfRow(row)) }));

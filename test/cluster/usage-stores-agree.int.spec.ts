@@ -20,13 +20,14 @@ import { SqliteProjectionWriter } from '../../stores/embedded/projection-writer.
 import { SqliteUsageQueries } from '../../stores/embedded/usage-queries.ts';
 import { MemoryLookups } from '../../stores/memory-lookups.ts';
 import { generatedTraffic } from '../support/generated-traffic.ts';
+import { callsByDay, timeZoneRange, timeZoneTraffic } from '../support/time-zone-traffic.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
 const services: ClusterServices | null = resolveClusterServices();
 const database = `agree${Date.now().toString(36)}`;
 const HOUR = 3_600_000;
 const start = Date.parse('2026-03-02T05:17:00.000Z');
-const events = generatedTraffic(2000, start, 4 * 24 * HOUR, 23);
+const events = [...generatedTraffic(2000, start, 4 * 24 * HOUR, 23), ...timeZoneTraffic('user-zone', 'token-zone')];
 const range = { from: '2026-03-01T20:30:00.000Z', to: '2026-03-06T10:00:00.000Z' };
 
 let client: ClickHouseClient;
@@ -98,6 +99,10 @@ describe.skipIf(services === null)('the embedded store and ClickHouse agree on e
     'one user': { ...range, userId: 'user-3' },
     'a model filter': { ...range, userId: null, model: 'gpt-4o-mini' },
     'one key': { ...range, userId: 'user-1', token_id: 'token-1-2' },
+    'every user, by day in Shanghai': { ...range, userId: null, granularity: 'day' as const, tz: 'Asia/Shanghai' },
+    'one user, by day in New York': { ...range, userId: 'user-2', granularity: 'day' as const, tz: 'America/New_York' },
+    'every user, by day in Kolkata': { ...range, userId: null, granularity: 'day' as const, tz: 'Asia/Kolkata' },
+    'top keys by spend': { ...range, userId: null, top_keys_by: 'cost' as const },
   };
   for (const [name, query] of Object.entries(queries)) {
     it(`gives the same overview: ${name}`, async () => {
@@ -106,4 +111,25 @@ describe.skipIf(services === null)('the embedded store and ClickHouse agree on e
       expect(comparable(right)).toEqual(comparable(left));
     });
   }
+
+  it('counts a call at 01:23 in Shanghai under the 26th there and under the 25th in UTC, in ClickHouse', async () => {
+    const query = { ...timeZoneRange, userId: 'user-zone', granularity: 'day' as const };
+    const shanghai = await cluster.overview({ ...query, tz: 'Asia/Shanghai' });
+    expect(callsByDay(shanghai.series)).toEqual({ '2026-11-25T16:00:00.000Z': 2 });
+    expect(shanghai).toMatchObject({ time_zone: 'Asia/Shanghai', time_zone_exact: true });
+    const utc = await cluster.overview(query);
+    expect(callsByDay(utc.series)).toEqual({ '2026-11-25T00:00:00.000Z': 1, '2026-11-26T00:00:00.000Z': 1 });
+    const newYork = await cluster.overview({ ...query, tz: 'America/New_York' });
+    expect(callsByDay(newYork.series)).toEqual({ '2026-11-25T05:00:00.000Z': 1, '2026-11-26T05:00:00.000Z': 1 });
+    expect((await cluster.overview({ ...query, tz: 'Asia/Kolkata' })).time_zone_exact).toBe(false);
+  });
+
+  it('ranks the top keys by spend when asked', async () => {
+    const bySpend = await cluster.overview({ ...range, userId: null, top_keys_by: 'cost' });
+    const spends = (bySpend.by_token ?? []).map((row) => row.cost_usd);
+    expect(spends.length).toBeGreaterThan(3);
+    expect(spends).toEqual([...spends].sort((left, right) => right - left));
+    const byTokens = await cluster.overview({ ...range, userId: null });
+    expect(bySpend.by_token?.map((row) => row.token_id)).not.toEqual(byTokens.by_token?.map((row) => row.token_id));
+  });
 });

@@ -7,6 +7,7 @@
 import type { UsageOverview, UsageTotals } from '../../../contracts/console-api.ts';
 import { type MeasureName, measureNames, type Sums } from './measures.ts';
 import { usdOfNano } from './rollup.ts';
+import type { DayBuckets } from './time-zone.ts';
 
 /** One row of the series: the start of its bucket (epoch ms), its model, its sums. */
 export interface SeriesRow {
@@ -46,6 +47,7 @@ export function totalsOf(sums: Sums): UsageTotals {
     total_tokens: sums.prompt_tokens + sums.completion_tokens,
     cost_usd: usdOfNano(sums.cost_nano_usd),
     unpriced_requests: sums.unpriced_requests,
+    refused_requests: sums.refused_requests,
   };
 }
 
@@ -82,4 +84,20 @@ export function foldSeries(
     averageLatencyMs: totals.calls === 0 ? null : Math.round(totals.latency_ms_sum / totals.calls),
     calls: totals.calls,
   };
+}
+
+/** Hourly rows summed into the days of a time zone, in (day, model) order. */
+export function foldIntoDays(rows: readonly SeriesRow[], days: DayBuckets): SeriesRow[] {
+  const byDay = new Map<string, SeriesRow>();
+  for (const row of rows) {
+    const bucket = days.dayOf(row.bucket);
+    const id = `${bucket}\u0000${row.model}`;
+    let day = byDay.get(id);
+    if (!day) {
+      day = { bucket, model: row.model, sums: zeroSums() };
+      byDay.set(id, day);
+    }
+    addSums(day.sums, row.sums);
+  }
+  return [...byDay.values()].sort((left, right) => left.bucket - right.bucket || compareText(left.model, right.model));
 }

@@ -152,6 +152,18 @@ export const measures = [
     clickhouse: 'toUInt64(priced = 0)',
     sqlite: '(cost_nano_usd IS NULL)',
   },
+  // Requests refused before a channel was picked: the overview shows them apart from the models that
+  // served traffic (an unknown model name is not a model).
+  {
+    name: 'refused_requests',
+    source: 'request',
+    type: 'integer',
+    perKey: true,
+    addedLater: true,
+    of: (event: RequestCompleted) => (isRefusedBeforeRouting(event) ? 1 : 0),
+    clickhouse: "toUInt64(channel_id = '' AND (status >= 400 OR error_type != ''))",
+    sqlite: "(coalesce(channel_id, '') = '' AND (status >= 400 OR error_type IS NOT NULL))",
+  },
 ] as const satisfies readonly Measure[];
 
 export type MeasureName = (typeof measures)[number]['name'];
