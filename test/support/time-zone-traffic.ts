@@ -11,8 +11,12 @@ export const utcNoon = '2026-11-26T12:00:00.000Z';
 /** A range holding both calls, as days: 24 to 28 November. */
 export const timeZoneRange = { from: '2026-11-23T00:00:00.000Z', to: '2026-11-28T00:00:00.000Z' };
 
-export function timeZoneTraffic(userId: string, tokenId: string): GatewayEvent[] {
-  return [shanghaiNight, utcNoon].flatMap((startedAt, index) => {
+export function timeZoneTraffic(
+  userId: string,
+  tokenId: string,
+  times: readonly string[] = [shanghaiNight, utcNoon],
+): GatewayEvent[] {
+  return times.flatMap((startedAt, index) => {
     const requestId = `time-zone-${userId}-${index}`;
     return [
       newEvent('request.completed', {

@@ -135,7 +135,7 @@ export const en = {
       tokens: 'Tokens over time',
       share: 'Share by model',
       topKeys: 'Top keys',
-      callsSummary: '{total} calls over {buckets} buckets, by model',
+      callsSummary: '{total} calls over {buckets} buckets, by model ({list})',
       tokensSummary: '{total} tokens over {buckets} buckets, by model',
       shareSummary: 'Tokens by model: {list}',
       spend: 'Spend by model',
