@@ -108,6 +108,16 @@ export const createdTokenSchema = tokenViewSchema.extend({ key: z.string() });
 
 export const granularitySchema = z.enum(['hour', 'day']);
 
+/** Whether the runtime knows `name` as a time zone: Intl accepts the IANA names and `UTC`. */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const usageOverviewQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }),
   to: z.iso.datetime({ offset: true }),
@@ -116,6 +126,17 @@ export const usageOverviewQuerySchema = z.object({
   token_id: z.string().optional(),
   /** admins only: another user's overview, or `all` */
   user_id: z.string().optional(),
+  /**
+   * The viewer's IANA time zone (`Asia/Shanghai`): day buckets are that zone's days, summed from the
+   * hourly rollups. Default UTC.
+   */
+  tz: z
+    .string()
+    .max(64)
+    .refine(isTimeZone, { message: 'must be an IANA time zone such as Asia/Shanghai or UTC' })
+    .optional(),
+  /** how `by_token` ranks the keys: by tokens used (default) or by spend (then tokens) */
+  top_keys_by: z.enum(['tokens', 'cost']).optional(),
 });
 
 export const usageTotalsSchema = z.object({
@@ -131,6 +152,11 @@ export const usageTotalsSchema = z.object({
   cost_usd: z.number(),
   /** requests that used tokens of a model with no price (their cost is unknown, not zero) */
   unpriced_requests: z.number(),
+  /**
+   * requests refused before routing (no channel picked: unknown model, unreadable body, bad key,
+   * limits); counted in `calls` and `errors` too. Optional: servers before it did not send it.
+   */
+  refused_requests: z.number().optional(),
 });
 
 /** Latency of the calls in the range; null when there were none. */
@@ -149,6 +175,8 @@ export const usageByTokenSchema = usageTotalsSchema.extend({
   /** the key's name and hint, when the key still exists */
   token_name: z.string().nullable().optional(),
   key_hint: z.string().nullable().optional(),
+  /** the key has been revoked (its usage still counts) */
+  revoked: z.boolean().optional(),
 });
 
 export const usageOverviewSchema = z.object({
@@ -159,8 +187,15 @@ export const usageOverviewSchema = z.object({
   series: z.array(usageTotalsSchema.extend({ bucket: z.string(), model: z.string() })),
   by_model: z.array(usageTotalsSchema.extend({ model: z.string() })),
   latency: usageLatencySchema.optional(),
-  /** the keys with the most tokens in the range, at most ten */
+  /** the keys with the most tokens (or, when asked, the most spend) in the range, at most ten */
   by_token: z.array(usageByTokenSchema).optional(),
+  /** the zone whose days the day buckets are (`UTC` unless the query named one) */
+  time_zone: z.string().optional(),
+  /**
+   * false when the zone's offset in the range is not a whole number of hours (India's +05:30): the
+   * hourly rollups cannot split an hour, so each hour counts in the day it starts in
+   */
+  time_zone_exact: z.boolean().optional(),
 });
 
 export const usageLogsQuerySchema = z.object({

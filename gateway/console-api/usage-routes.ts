@@ -33,11 +33,15 @@ export function usageRoutes(usage: UsageReadModel, lookups?: LookupReadModel): R
     if (to - from > MAX_RANGE_MS)
       throw new ApiError(400, 'invalid_request', 'The range may span at most 400 days.', 'from');
     const overview = await usage.overview({ ...query, userId: scopeOf(request, query.user_id) });
-    overview.by_token = overview.by_token?.map((row) => ({
-      ...row,
-      token_name: tokenOf(row.token_id)?.name ?? null,
-      key_hint: tokenOf(row.token_id)?.keyHint ?? null,
-    }));
+    overview.by_token = overview.by_token?.map((row) => {
+      const token = tokenOf(row.token_id);
+      return {
+        ...row,
+        token_name: token?.name ?? null,
+        key_hint: token?.keyHint ?? null,
+        revoked: token?.revoked ?? false,
+      };
+    });
     response.json(overview);
   });
 

@@ -15,40 +15,19 @@
  *   a redelivered row not merged yet cannot move a percentile by anything that shows).
  * Rollups are read with FINAL, so a replaced row never counts twice.
  */
-import type { UsageOverview, UsageOverviewQuery, UsageTotals } from '../../contracts/console-api.ts';
-import { defaultGranularity, HOUR_MS, usdOfNano } from '../../projector/read-models/usage/rollup.ts';
+import type { UsageOverview, UsageOverviewQuery } from '../../contracts/console-api.ts';
+import { foldIntoDays, foldSeries, sumsOfRow, totalsOf } from '../../projector/read-models/usage/fold.ts';
+import { perKeyMeasureNames, sumsSql } from '../../projector/read-models/usage/measures.ts';
+import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
+import { dayBucketsIn, isUtc } from '../../projector/read-models/usage/time-zone.ts';
 import { histogramQuantile, latencyBucketSql } from './clickhouse-latency-histogram.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
 export type Rows = <Row>(query: string) => Promise<Row[]>;
 
-interface SumsRow {
-  calls: string;
-  errors: string;
-  prompt_tokens: string;
-  completion_tokens: string;
-  cost_nano_usd: string;
-  unpriced_requests: string;
-}
-
-const sums =
-  'sum(calls) AS calls, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cost_nano_usd) AS cost_nano_usd, sum(unpriced_requests) AS unpriced_requests';
-
-function totalsOf(rows: readonly SumsRow[]): UsageTotals {
-  const totals = { calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  let costNano = 0;
-  let unpriced = 0;
-  for (const row of rows) {
-    costNano += Number(row.cost_nano_usd);
-    unpriced += Number(row.unpriced_requests);
-    totals.calls += Number(row.calls);
-    totals.errors += Number(row.errors);
-    totals.prompt_tokens += Number(row.prompt_tokens);
-    totals.completion_tokens += Number(row.completion_tokens);
-  }
-  totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
-  return { ...totals, cost_usd: usdOfNano(costNano), unpriced_requests: unpriced };
-}
+/** The series' sums and the top keys' (the per-key rollup keeps only the measures it shows). */
+const seriesSums = sumsSql();
+const perKeySums = sumsSql(perKeyMeasureNames);
 
 /** Where each part of the overview is read from, for this filter. */
 function sources(db: string, query: UsageOverviewQuery & { userId: string | null }, range: string) {
@@ -77,40 +56,34 @@ export async function readOverview(
   const alignedFrom = from - (from % HOUR_MS);
   const range = `hour >= ${integerLiteral(alignedFrom / 1000)} AND hour < ${integerLiteral(Math.ceil(to / 1000))}`;
   const source = sources(db, query, range);
-  const bucket = granularity === 'day' ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';
+  // Days of another zone than UTC are summed here from hourly buckets (time-zone.ts).
+  const days = granularity === 'day' && !isUtc(query.tz) ? dayBucketsIn(query.tz!) : null;
+  const bucket = granularity === 'day' && days === null ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';
+  const keyOrder = query.top_keys_by === 'cost' ? 'cost_nano_usd DESC, ' : '';
   const [series, byToken, p95] = await Promise.all([
-    rows<SumsRow & { bucket: string; model: string; latency_ms_sum: number }>(
-      `SELECT ${bucket} AS bucket, model, ${sums}, sum(latency_ms_sum) AS latency_ms_sum
+    rows<Record<string, string> & { bucket: string; model: string }>(
+      `SELECT ${bucket} AS bucket, model, ${seriesSums}
        FROM ${source.series} GROUP BY bucket, model ORDER BY bucket, model`,
     ),
-    rows<SumsRow & { token_id: string }>(
-      `SELECT token_id, ${sums} FROM ${source.tokens} AND token_id != '' GROUP BY token_id
-       ORDER BY prompt_tokens + completion_tokens DESC, calls DESC LIMIT 10`,
+    rows<Record<string, string> & { token_id: string }>(
+      `SELECT token_id, ${perKeySums} FROM ${source.tokens} AND token_id != '' GROUP BY token_id
+       ORDER BY ${keyOrder}prompt_tokens + completion_tokens DESC, calls DESC, token_id LIMIT 10`,
     ),
     source.histogram ? histogramPercentile(rows, source.histogram) : rawPercentile(rows, db, query, alignedFrom, to),
   ]);
-  const models = new Map<string, SumsRow[]>();
-  for (const row of series) models.set(row.model, [...(models.get(row.model) ?? []), row]);
-  const totals = totalsOf(series);
-  const latencySum = series.reduce((sum, row) => sum + Number(row.latency_ms_sum), 0);
+  const rowsRead = series.map((row) => ({ bucket: Number(row.bucket) * 1000, model: row.model, sums: sumsOfRow(row) }));
+  const folded = foldSeries(days ? foldIntoDays(rowsRead, days) : rowsRead);
   return {
     from: new Date(alignedFrom).toISOString(),
     to: new Date(to).toISOString(),
     granularity,
-    totals,
-    series: series.map((row) => ({
-      bucket: new Date(Number(row.bucket) * 1000).toISOString(),
-      model: row.model,
-      ...totalsOf([row]),
-    })),
-    by_model: [...models]
-      .map(([model, modelRows]) => ({ model, ...totalsOf(modelRows) }))
-      .sort((left, right) => right.total_tokens - left.total_tokens || left.model.localeCompare(right.model)),
-    latency: {
-      average_ms: totals.calls > 0 ? Math.round(latencySum / totals.calls) : null,
-      p95_ms: p95 === null ? null : Math.round(p95),
-    },
-    by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf([row]) })),
+    totals: folded.totals,
+    series: folded.series,
+    by_model: folded.by_model,
+    latency: { average_ms: folded.averageLatencyMs, p95_ms: p95 === null ? null : Math.round(p95) },
+    by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf(sumsOfRow(row)) })),
+    time_zone: query.tz ?? 'UTC',
+    time_zone_exact: days?.exact ?? true,
   };
 }
 

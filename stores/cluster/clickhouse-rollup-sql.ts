@@ -9,6 +9,12 @@
  * Order matters: `usage_hourly` and `usage_hourly_user_models` come from the raw tables,
  * `usage_hourly_tokens` from `usage_hourly`, and `usage_hourly_models` from `usage_hourly_user_models`.
  */
+import {
+  type Measure,
+  measureNames,
+  measures,
+  perKeyMeasureNames,
+} from '../../projector/read-models/usage/measures.ts';
 import { latencyBucketSql } from './clickhouse-latency-histogram.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
@@ -75,59 +81,58 @@ export function chunkTouched(touched: TouchedHours, maxPairs = 40_000): TouchedH
   return chunks;
 }
 
+const zeroOf = (measure: Measure) => (measure.type === 'real' ? 'toFloat64(0)' : 'toUInt64(0)');
+const amountOf = (measure: Measure, source: Measure['source']) =>
+  `${measure.source === source ? measure.clickhouse : zeroOf(measure)} AS ${measure.name}`;
+
 /**
- * Every raw row of the condition as one stream: a request row counts a call, an error and its latency
- * (with its histogram bucket), a usage row its tokens. FINAL drops redelivered duplicates.
+ * Every raw row of the condition as one stream: a request row counts its call measures (and its
+ * latency's histogram bucket), a usage row its usage measures (measures.ts). FINAL drops redelivered
+ * duplicates.
  */
 function rawRows(db: string, condition: string): string {
   return `SELECT toStartOfHour(started_at) AS hour, user_id, token_id, model_requested AS model, channel_id,
-      toUInt64(1) AS is_call, toUInt64(status >= 400 OR error_type != '') AS is_error, latency_ms AS latency,
-      [${latencyBucketSql}] AS buckets, [toUInt64(1)] AS counts,
-      toUInt64(0) AS prompt, toUInt64(0) AS completion, toUInt64(0) AS cached, toUInt64(0) AS reasoning,
-      toUInt64(0) AS cost, toUInt64(0) AS unpriced
+      ${measures.map((measure) => amountOf(measure, 'request')).join(', ')},
+      [${latencyBucketSql}] AS buckets, [toUInt64(1)] AS counts
     FROM ${db}.requests FINAL WHERE ${condition}
     UNION ALL
-    SELECT toStartOfHour(started_at), user_id, token_id, model, channel_id, toUInt64(0), toUInt64(0), toFloat64(0),
-      emptyArrayUInt16(), emptyArrayUInt64(), prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens,
-      cost_nano_usd, toUInt64(priced = 0)
+    SELECT toStartOfHour(started_at), user_id, token_id, model, channel_id,
+      ${measures.map((measure) => amountOf(measure, 'usage')).join(', ')},
+      emptyArrayUInt16(), emptyArrayUInt64()
     FROM ${db}.usage FINAL WHERE ${condition}`;
 }
 
-const rawSums =
-  'sum(is_call), sum(is_error), sum(latency), sum(prompt), sum(completion), sum(cached), sum(reasoning), sum(cost), sum(unpriced)';
-const rollupSums =
-  'sum(calls), sum(errors), sum(latency_ms_sum), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(reasoning_tokens), sum(cost_nano_usd), sum(unpriced_requests)';
-const aggregateNames =
-  'calls, errors, latency_ms_sum, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cost_nano_usd, unpriced_requests';
+/** `sum(a), sum(b), …` over the raw stream or a rollup: both name their columns after the measures. */
+const sumsOf = (names: readonly string[]) => names.map((name) => `sum(${name})`).join(', ');
+const aggregateNames = measureNames.join(', ');
 const histogram = (buckets: string, counts: string) =>
   `tupleElement(sumMap(${buckets}, ${counts}), 1), tupleElement(sumMap(${buckets}, ${counts}), 2)`;
 
 export function keyRollupInsert(db: string, rawCondition: string, version: number): string {
   return `INSERT INTO ${db}.usage_hourly (hour, user_id, token_id, model, channel_id, ${aggregateNames}, version)
-    SELECT hour, user_id, token_id, model, channel_id, ${rawSums}, toUInt64(${integerLiteral(version)})
+    SELECT hour, user_id, token_id, model, channel_id, ${sumsOf(measureNames)}, toUInt64(${integerLiteral(version)})
     FROM (${rawRows(db, rawCondition)}) GROUP BY hour, user_id, token_id, model, channel_id`;
 }
 
 export function userModelRollupInsert(db: string, rawCondition: string, version: number): string {
   return `INSERT INTO ${db}.usage_hourly_user_models
       (hour, user_id, model, ${aggregateNames}, latency_buckets, latency_counts, version)
-    SELECT hour, user_id, model, ${rawSums}, ${histogram('buckets', 'counts')}, toUInt64(${integerLiteral(version)})
+    SELECT hour, user_id, model, ${sumsOf(measureNames)}, ${histogram('buckets', 'counts')}, toUInt64(${integerLiteral(version)})
     FROM (${rawRows(db, rawCondition)}) GROUP BY hour, user_id, model`;
 }
 
 /** `condition` is on `usage_hourly` (user_id, hour): a pair condition or a user range. */
 export function tokenRollupInsert(db: string, condition: string, version: number): string {
   return `INSERT INTO ${db}.usage_hourly_tokens
-      (hour, token_id, user_id, calls, errors, prompt_tokens, completion_tokens, cost_nano_usd, unpriced_requests, version)
-    SELECT hour, token_id, user_id, sum(calls), sum(errors), sum(prompt_tokens), sum(completion_tokens),
-      sum(cost_nano_usd), sum(unpriced_requests), toUInt64(${integerLiteral(version)})
+      (hour, token_id, user_id, ${perKeyMeasureNames.join(', ')}, version)
+    SELECT hour, token_id, user_id, ${sumsOf(perKeyMeasureNames)}, toUInt64(${integerLiteral(version)})
     FROM ${db}.usage_hourly FINAL WHERE ${condition} GROUP BY hour, token_id, user_id`;
 }
 
 /** `condition` selects whole hours of `usage_hourly_user_models`: every user of an hour is summed. */
 export function modelRollupInsert(db: string, condition: string, version: number): string {
   return `INSERT INTO ${db}.usage_hourly_models (hour, model, ${aggregateNames}, latency_buckets, latency_counts, version)
-    SELECT hour, model, ${rollupSums}, ${histogram('latency_buckets', 'latency_counts')},
+    SELECT hour, model, ${sumsOf(measureNames)}, ${histogram('latency_buckets', 'latency_counts')},
       toUInt64(${integerLiteral(version)})
     FROM ${db}.usage_hourly_user_models FINAL WHERE ${condition} GROUP BY hour, model`;
 }

@@ -15,21 +15,26 @@
  *   `usage_hourly` is ordered by user and could not.
  * Retention is by monthly partition (`ALTER TABLE … DROP PARTITION`), as 18.16 has no TTL clause.
  */
+import { type Measure, measures } from '../../projector/read-models/usage/measures.ts';
 import { identifier } from './clickhouse-sql.ts';
 
+const columnType = (measure: Measure) => (measure.type === 'real' ? 'Float64' : 'UInt64');
+const measureColumns = (chosen: readonly Measure[]) =>
+  chosen.map((measure) => `${measure.name} ${columnType(measure)},`).join('\n      ');
+
 /** The sums of the per-model rollups, with a latency histogram (see clickhouse-latency-histogram.ts). */
-const aggregateColumns = `calls UInt64,
-      errors UInt64,
-      latency_ms_sum Float64,
-      prompt_tokens UInt64,
-      completion_tokens UInt64,
-      cached_tokens UInt64,
-      reasoning_tokens UInt64,
-      cost_nano_usd UInt64,
-      unpriced_requests UInt64,
+const aggregateColumns = `${measureColumns(measures)}
       latency_buckets Array(UInt16),
       latency_counts Array(UInt64),
       version UInt64`;
+
+/** The rollup tables whose columns are the declared measures (measures.ts), and which of them they keep. */
+const rollupMeasures: ReadonlyArray<readonly [table: string, kept: readonly Measure[]]> = [
+  ['usage_hourly', measures],
+  ['usage_hourly_user_models', measures],
+  ['usage_hourly_models', measures],
+  ['usage_hourly_tokens', measures.filter((measure) => measure.perKey)],
+];
 
 export function schemaStatements(database: string): string[] {
   const db = identifier(database);
@@ -83,16 +88,8 @@ export function schemaStatements(database: string): string[] {
       token_id String,
       model String,
       channel_id String,
-      calls UInt64,
-      errors UInt64,
-      latency_ms_sum Float64,
-      prompt_tokens UInt64,
-      completion_tokens UInt64,
-      cached_tokens UInt64,
-      reasoning_tokens UInt64,
-      version UInt64,
-      cost_nano_usd UInt64,
-      unpriced_requests UInt64
+      ${measureColumns(measures)}
+      version UInt64
     ) ENGINE = ReplacingMergeTree(version)
     PARTITION BY toYYYYMM(hour)
     ORDER BY (user_id, hour, model, token_id, channel_id)`,
@@ -117,13 +114,8 @@ export function schemaStatements(database: string): string[] {
       hour DateTime,
       token_id String,
       user_id String,
-      calls UInt64,
-      errors UInt64,
-      prompt_tokens UInt64,
-      completion_tokens UInt64,
-      version UInt64,
-      cost_nano_usd UInt64,
-      unpriced_requests UInt64
+      ${measureColumns(measures.filter((measure) => measure.perKey))}
+      version UInt64
     ) ENGINE = ReplacingMergeTree(version)
     PARTITION BY toYYYYMM(hour)
     ORDER BY (hour, token_id, user_id)`,
@@ -146,12 +138,9 @@ export const addedColumns: ReadonlyArray<readonly [table: string, column: string
   // Costs (usage.recorded v2): a usage row without them reads as unpriced (priced = 0).
   ['usage', 'cost_nano_usd', 'UInt64'],
   ['usage', 'priced', 'UInt8'],
-  ...['usage_hourly', 'usage_hourly_user_models', 'usage_hourly_models', 'usage_hourly_tokens'].flatMap(
-    (table) =>
-      [
-        [table, 'cost_nano_usd', 'UInt64'],
-        [table, 'unpriced_requests', 'UInt64'],
-      ] as const,
+  // Measures declared after the rollups' first release (measures.ts), in every rollup that keeps them.
+  ...rollupMeasures.flatMap(([table, kept]) =>
+    kept.filter((measure) => measure.addedLater).map((measure) => [table, measure.name, columnType(measure)] as const),
   ),
 ];
 

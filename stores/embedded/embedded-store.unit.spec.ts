@@ -120,6 +120,7 @@ const totals = (calls: number, errors: number, prompt: number, completion: numbe
   total_tokens: prompt + completion,
   cost_usd: (prompt * 1000 + completion * 2000) / 1e9,
   unpriced_requests: 0,
+  refused_requests: 0,
 });
 
 let directory: string;

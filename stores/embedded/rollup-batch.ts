@@ -5,41 +5,23 @@
  * costs a few upserts per table instead of two per event and table. The caller adds only changes
  * from first applications of events, so replays still move nothing.
  */
+
+import type { RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
+import { zeroSums } from '../../projector/read-models/usage/fold.ts';
 import {
   encodeHistogram,
   type LatencyHistogram,
   latencyBucketOf,
 } from '../../projector/read-models/usage/latency-histogram.ts';
+import { callMeasures, type Sums, usageMeasures } from '../../projector/read-models/usage/measures.ts';
 import type { RollupKey } from '../../projector/read-models/usage/rollup.ts';
 import type { SqliteDatabase } from './database.ts';
 import { DAY_MS, type Dimension, type RollupTable, registerHistogramFunctions, usageRollups } from './usage-rollups.ts';
 
+/** What one batch adds to one rollup row: a sum per measure, and the latencies' histogram. */
 export interface TrafficDelta {
-  calls: number;
-  errors: number;
-  latency_ms_sum: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
-  reasoning_tokens: number;
-  cost_nano_usd: number;
-  unpriced_requests: number;
+  sums: Sums;
   histogram: LatencyHistogram | null;
-}
-
-export function emptyDelta(): TrafficDelta {
-  return {
-    calls: 0,
-    errors: 0,
-    latency_ms_sum: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cached_tokens: 0,
-    reasoning_tokens: 0,
-    cost_nano_usd: 0,
-    unpriced_requests: 0,
-    histogram: null,
-  };
 }
 
 function upsertSql(table: RollupTable): string {
@@ -86,30 +68,26 @@ export class RollupBatch {
     this.#pending = tables.map(() => new Map());
   }
 
-  /** Adds one request's call (its status and latency) to every rollup. */
-  addCall(coordinates: RollupKey, failed: boolean, latencyMs: number): void {
-    const bucket = latencyBucketOf(latencyMs);
+  /** Adds one request's call measures and its latency's histogram bucket to every rollup. */
+  addCall(coordinates: RollupKey, event: RequestCompleted): void {
+    const bucket = latencyBucketOf(event.body.latencyMs);
+    const amounts = callMeasures.map((measure) => measure.of(event));
     for (const delta of this.#deltas(coordinates)) {
-      delta.calls += 1;
-      delta.errors += failed ? 1 : 0;
-      delta.latency_ms_sum += latencyMs;
+      callMeasures.forEach((measure, index) => {
+        delta.sums[measure.name] += amounts[index]!;
+      });
       delta.histogram ??= new Map();
       delta.histogram.set(bucket, (delta.histogram.get(bucket) ?? 0) + 1);
     }
   }
 
-  /** Adds one request's token accounting and cost (null: unpriced, counted apart) to every rollup. */
-  addTokens(
-    coordinates: RollupKey,
-    tokens: { prompt: number; completion: number; cached: number; reasoning: number; costNanoUsd: number | null },
-  ): void {
+  /** Adds one request's usage measures (tokens, cost) to every rollup. */
+  addUsage(coordinates: RollupKey, event: UsageRecorded): void {
+    const amounts = usageMeasures.map((measure) => measure.of(event));
     for (const delta of this.#deltas(coordinates)) {
-      delta.prompt_tokens += tokens.prompt;
-      delta.completion_tokens += tokens.completion;
-      delta.cached_tokens += tokens.cached;
-      delta.reasoning_tokens += tokens.reasoning;
-      if (tokens.costNanoUsd === null) delta.unpriced_requests += 1;
-      else delta.cost_nano_usd += tokens.costNanoUsd;
+      usageMeasures.forEach((measure, index) => {
+        delta.sums[measure.name] += amounts[index]!;
+      });
     }
   }
 
@@ -131,7 +109,7 @@ export class RollupBatch {
         const rowId = key.join('\u0000');
         let pending = this.#pending[index]!.get(rowId);
         if (!pending) {
-          pending = { key, delta: emptyDelta() };
+          pending = { key, delta: { sums: zeroSums(), histogram: null } };
           this.#pending[index]!.set(rowId, pending);
         }
         return pending.delta;
@@ -145,7 +123,7 @@ export class RollupBatch {
   flush(): void {
     this.#tables.forEach(({ table, upsert }, index) => {
       for (const { key, delta } of this.#pending[index]!.values()) {
-        const measures = table.measures.map((name) => delta[name]);
+        const measures = table.measures.map((name) => delta.sums[name]);
         const histogram = table.histogram ? [delta.histogram ? encodeHistogram(delta.histogram) : null] : [];
         upsert.run([...key, ...measures, ...histogram]);
       }

@@ -55,29 +55,8 @@ CREATE INDEX IF NOT EXISTS requests_time ON requests (started_at);
 -- Every request landed on a random page of it, so a projection batch wrote about one page per request
 -- and more as the hour filled; the rollups' histograms answer instead (latency-percentile.ts).
 DROP INDEX IF EXISTS requests_hour_latency;
-CREATE TABLE IF NOT EXISTS usage_hourly (
-  user_id TEXT NOT NULL,
-  token_id TEXT NOT NULL,
-  model TEXT NOT NULL,
-  channel_id TEXT NOT NULL,
-  hour INTEGER NOT NULL,
-  calls INTEGER NOT NULL DEFAULT 0,
-  errors INTEGER NOT NULL DEFAULT 0,
-  latency_ms_sum REAL NOT NULL DEFAULT 0,
-  prompt_tokens INTEGER NOT NULL DEFAULT 0,
-  completion_tokens INTEGER NOT NULL DEFAULT 0,
-  cached_tokens INTEGER NOT NULL DEFAULT 0,
-  reasoning_tokens INTEGER NOT NULL DEFAULT 0,
-  cost_nano_usd INTEGER NOT NULL DEFAULT 0,
-  unpriced_requests INTEGER NOT NULL DEFAULT 0,
-  latency_histogram BLOB,
-  PRIMARY KEY (user_id, hour, model, token_id, channel_id)
-);
+${usageRollups.map(rollupTableDefinition).join('\n')}
 CREATE INDEX IF NOT EXISTS usage_hourly_hour ON usage_hourly (hour);
-${usageRollups
-  .filter((table) => table.name !== 'usage_hourly')
-  .map(rollupTableDefinition)
-  .join('\n')}
 CREATE TABLE IF NOT EXISTS token_usage (
   token_id TEXT PRIMARY KEY,
   used_tokens INTEGER NOT NULL DEFAULT 0,

@@ -7,8 +7,16 @@
  * nothing half done and a finished one never runs again. On a new file (or after a rebuild) the
  * tables are empty and it only records itself; the projector fills them from then on.
  */
+
+import { measures } from '../../projector/read-models/usage/measures.ts';
 import type { SqliteDatabase } from './database.ts';
-import { DAY_MS, type Dimension, registerHistogramFunctions, usageRollups } from './usage-rollups.ts';
+import {
+  DAY_MS,
+  type Dimension,
+  measureColumnDefinition,
+  registerHistogramFunctions,
+  usageRollups,
+} from './usage-rollups.ts';
 
 const MIGRATION = 'usage-daily-and-model-rollups-with-latency-histograms';
 const HOURLY_MIGRATION = 'usage-hourly-latency-histograms';
@@ -40,8 +48,8 @@ function groupBy(count: number): string {
 /** Returns whether a migration ran (false when this file had them all already). */
 export function migrateUsageRollups(database: SqliteDatabase): boolean {
   registerHistogramFunctions(database);
-  // First: the daily tables' migration sums every measure of `usage_hourly`, the cost ones included.
-  const ranCosts = addCostColumns(database);
+  // First: the daily tables' migration sums every measure of `usage_hourly`, the later ones included.
+  const ranCosts = addLaterMeasures(database);
   const ranRollups = migrateDailyAndModelRollups(database);
   const ranHourly = migrateHourlyHistograms(database);
   const ranClientIds = addClientRequestIds(database);
@@ -52,25 +60,37 @@ const columnsOf = (database: SqliteDatabase, table: string) =>
   database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
 
 /**
- * Files written before usage events carried a cost: the columns are added. Every request counted so
- * far was recorded without a price, so it is unpriced: each rollup row's count of unpriced requests is
- * the number of its raw requests whose usage was applied, and the raw cost stays NULL.
+ * Files written before a measure was declared (`addedLater`, measures.ts): its columns are added, and
+ * each rollup row's value is summed from the raw requests it counts (those whose event of the
+ * measure's kind was applied). Costs came this way: the raw cost column is added first (NULL for
+ * every request so far, as they were recorded without a price), so every request counted so far
+ * reads as unpriced.
  */
-function addCostColumns(database: SqliteDatabase): boolean {
-  const lacking = usageRollups.filter((table) => !columnsOf(database, table.name).includes('cost_nano_usd'));
+function addLaterMeasures(database: SqliteDatabase): boolean {
   const requestsLack = !columnsOf(database, 'requests').includes('cost_nano_usd');
+  const lacking = usageRollups
+    .map((table) => {
+      const columns = columnsOf(database, table.name);
+      return { table, missing: measures.filter((measure) => measure.addedLater && !columns.includes(measure.name)) };
+    })
+    .filter(({ missing }) => missing.length > 0);
   if (!requestsLack && lacking.length === 0) return false;
   database.transaction(() => {
     if (requestsLack) database.exec('ALTER TABLE requests ADD COLUMN cost_nano_usd INTEGER');
-    for (const table of lacking) {
-      database.exec(`ALTER TABLE ${table.name} ADD COLUMN cost_nano_usd INTEGER NOT NULL DEFAULT 0`);
-      database.exec(`ALTER TABLE ${table.name} ADD COLUMN unpriced_requests INTEGER NOT NULL DEFAULT 0`);
-      database.exec(`
-        INSERT INTO ${table.name} (${[...table.dimensions, 'unpriced_requests'].join(', ')})
-        SELECT ${table.dimensions.map((name) => fromRequest[name]).join(', ')}, count(*)
-        FROM requests WHERE usage_applied = 1
-        GROUP BY ${groupBy(table.dimensions.length)}
-        ON CONFLICT DO UPDATE SET unpriced_requests = excluded.unpriced_requests`);
+    for (const { table, missing } of lacking) {
+      for (const measure of missing) {
+        database.exec(`ALTER TABLE ${table.name} ADD COLUMN ${measureColumnDefinition(measure.name)}`);
+      }
+      for (const source of ['request', 'usage'] as const) {
+        const added = missing.filter((measure) => measure.source === source);
+        if (added.length === 0) continue;
+        database.exec(`
+          INSERT INTO ${table.name} (${[...table.dimensions, ...added.map((measure) => measure.name)].join(', ')})
+          SELECT ${[...table.dimensions.map((name) => fromRequest[name]), ...added.map((measure) => `sum(${measure.sqlite})`)].join(', ')}
+          FROM requests WHERE ${source === 'request' ? 'request_applied' : 'usage_applied'} = 1
+          GROUP BY ${groupBy(table.dimensions.length)}
+          ON CONFLICT DO UPDATE SET ${added.map((measure) => `${measure.name} = excluded.${measure.name}`).join(', ')}`);
+      }
     }
   })();
   return true;

@@ -18,23 +18,10 @@ import {
   type LatencyHistogram,
   latencyBucketOf,
 } from '../../projector/read-models/usage/latency-histogram.ts';
+import { type MeasureName, measureNames, measures } from '../../projector/read-models/usage/measures.ts';
 import type { SqliteDatabase } from './database.ts';
 
 export const DAY_MS = 24 * 3_600_000;
-
-/** The measures every usage rollup row sums. */
-export const trafficMeasures = [
-  'calls',
-  'errors',
-  'latency_ms_sum',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'reasoning_tokens',
-  // Added later (usage-migration.ts): the priced requests' cost, and how many had no price.
-  'cost_nano_usd',
-  'unpriced_requests',
-] as const;
 
 export type Dimension = 'user_id' | 'token_id' | 'model' | 'channel_id' | 'hour' | 'day';
 
@@ -42,9 +29,11 @@ export interface RollupTable {
   name: string;
   /** The primary key, in its order. */
   dimensions: readonly Dimension[];
-  measures: readonly (typeof trafficMeasures)[number][];
+  measures: readonly MeasureName[];
   /** Whether rows carry a `latency_histogram` (see latency-histogram.ts). */
   histogram: boolean;
+  /** `usage_hourly` predates the others and kept its rowid table, so existing files stay as they are. */
+  rowid?: boolean;
 }
 
 export const usageRollups: readonly RollupTable[] = [
@@ -52,35 +41,39 @@ export const usageRollups: readonly RollupTable[] = [
     // The first rollup; its histograms came later (usage-migration.ts fills them for older files).
     name: 'usage_hourly',
     dimensions: ['user_id', 'hour', 'model', 'token_id', 'channel_id'],
-    measures: trafficMeasures,
+    measures: measureNames,
     histogram: true,
+    rowid: true,
   },
   {
     // Day first: the admin's top keys read every user's rows of a range of days.
     name: 'usage_daily',
     dimensions: ['day', 'user_id', 'token_id', 'model'],
-    measures: trafficMeasures,
+    measures: measureNames,
     histogram: true,
   },
-  { name: 'usage_model_hourly', dimensions: ['hour', 'model'], measures: trafficMeasures, histogram: true },
-  { name: 'usage_model_daily', dimensions: ['day', 'model'], measures: trafficMeasures, histogram: true },
+  { name: 'usage_model_hourly', dimensions: ['hour', 'model'], measures: measureNames, histogram: true },
+  { name: 'usage_model_daily', dimensions: ['day', 'model'], measures: measureNames, histogram: true },
 ];
 
-/** The DDL of one rollup besides `usage_hourly`, whose table predates the others (see schema.ts). */
+/** The DDL of one rollup table. */
 export function rollupTableDefinition(table: RollupTable): string {
   const dimensions = table.dimensions.map((name) =>
     name === 'hour' || name === 'day' ? `${name} INTEGER NOT NULL` : `${name} TEXT NOT NULL`,
-  );
-  const measures = table.measures.map((name) =>
-    name === 'latency_ms_sum' ? `${name} REAL NOT NULL DEFAULT 0` : `${name} INTEGER NOT NULL DEFAULT 0`,
   );
   const histogram = table.histogram ? ['latency_histogram BLOB'] : [];
   // WITHOUT ROWID: the rows live in the primary key's b-tree, so a range of days or hours is one
   // sequential read with no second lookup per row.
   return `CREATE TABLE IF NOT EXISTS ${table.name} (
-  ${[...dimensions, ...measures, ...histogram].join(',\n  ')},
+  ${[...dimensions, ...table.measures.map(measureColumnDefinition), ...histogram].join(',\n  ')},
   PRIMARY KEY (${table.dimensions.join(', ')})
-) WITHOUT ROWID;`;
+)${table.rowid ? '' : ' WITHOUT ROWID'};`;
+}
+
+/** A measure's column, as CREATE TABLE and ALTER TABLE … ADD COLUMN write it. */
+export function measureColumnDefinition(name: MeasureName): string {
+  const measure = measures.find((candidate) => candidate.name === name)!;
+  return `${name} ${measure.type === 'real' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`;
 }
 
 const registered = new WeakSet<SqliteDatabase>();

@@ -6,7 +6,7 @@
  * are summed over the batch and written once per row at its end (see rollup-batch.ts).
  */
 import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
-import { isError, rollupKeyOfRequest, rollupKeyOfUsage } from '../../projector/read-models/usage/rollup.ts';
+import { rollupKeyOfRequest, rollupKeyOfUsage } from '../../projector/read-models/usage/rollup.ts';
 import type { SqliteDatabase } from './database.ts';
 import { type RollupBatch, RollupWriter } from './rollup-batch.ts';
 import { migrateUsageRollups } from './usage-migration.ts';
@@ -199,7 +199,7 @@ export class UsageBatch {
 
   #countRequest(event: RequestCompleted): void {
     const body = event.body;
-    this.#rollups.addCall(rollupKeyOfRequest(event), isError(event), body.latencyMs);
+    this.#rollups.addCall(rollupKeyOfRequest(event), event);
     if (!body.tokenId) return;
     const token = this.#token(body.tokenId);
     if (token.lastUsedAt === null || body.startedAt > token.lastUsedAt) token.lastUsedAt = body.startedAt;
@@ -208,13 +208,7 @@ export class UsageBatch {
 
   #countUsage(event: UsageRecorded): void {
     const body = event.body;
-    this.#rollups.addTokens(rollupKeyOfUsage(event), {
-      prompt: body.promptTokens,
-      completion: body.completionTokens,
-      cached: body.cachedTokens,
-      reasoning: body.reasoningTokens,
-      costNanoUsd: body.costNanoUsd,
-    });
+    this.#rollups.addUsage(rollupKeyOfUsage(event), event);
     this.#token(body.tokenId).used += body.promptTokens + body.completionTokens;
     if (body.tokenId) this.#touched.add(body.tokenId);
     this.#onUsageCounted?.(event);

@@ -85,11 +85,14 @@ describe('usage in the data overview', () => {
       total_tokens: gptPrompt + claudePrompt + gptCompletion + anthropicText.output_tokens,
       cost_usd: (gptCost + claudeCost) / 1e9,
       unpriced_requests: 0,
+      // the request with temperature 9 was refused by validation, before any channel was picked
+      refused_requests: 1,
     });
     const byModel = Object.fromEntries(overview.by_model.map((row: any) => [row.model, row]));
     expect(byModel['gpt-4o-mini']).toMatchObject({
       calls: 4,
       errors: 1,
+      refused_requests: 1,
       prompt_tokens: gptPrompt,
       completion_tokens: gptCompletion,
     });

@@ -15,6 +15,7 @@ interface TotalsRow {
   completion_tokens: number;
   cost_nano_usd: number;
   unpriced_requests: number;
+  refused_requests: number;
 }
 
 function totalsOf(row: TotalsRow): UsageTotals {
@@ -26,12 +27,14 @@ function totalsOf(row: TotalsRow): UsageTotals {
     total_tokens: row.prompt_tokens + row.completion_tokens,
     cost_usd: row.cost_nano_usd / 1e9,
     unpriced_requests: row.unpriced_requests,
+    refused_requests: row.refused_requests,
   };
 }
 
 const sums = `coalesce(sum(calls), 0) AS calls, coalesce(sum(errors), 0) AS errors,
   coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens,
-  coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd, coalesce(sum(unpriced_requests), 0) AS unpriced_requests`;
+  coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd, coalesce(sum(unpriced_requests), 0) AS unpriced_requests,
+  coalesce(sum(refused_requests), 0) AS refused_requests`;
 
 export function referenceOverview(
   database: SqliteDatabase,
@@ -104,5 +107,7 @@ export function referenceOverview(
       p95_ms: p95 === null ? null : Math.round(p95),
     },
     by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf(row) })),
+    time_zone: 'UTC',
+    time_zone_exact: true,
   };
 }

@@ -15,41 +15,95 @@ export interface Stacked {
   values: Record<string, number[]>;
 }
 
+/** The group of requests refused before routing (unknown model, unreadable body): not a model. */
+export const REFUSED = '\u0000refused';
+/** The group of the models with small shares. */
+export const OTHER = '\u0000other';
+
+/**
+ * Which chart group each model falls in: a model all of whose requests were refused before routing
+ * goes to REFUSED (a made-up model name must not take a slice or a legend entry), models under
+ * `smallShare` of the served total go to OTHER when there are two or more of them, the rest stay.
+ */
+export function modelGroups(
+  byModel: UsageOverview['by_model'],
+  metric: StackMetric,
+  smallShare = 0.03,
+): (model: string) => string {
+  const groups = new Map<string, string>();
+  const served = byModel.filter((row) => row.calls > (row.refused_requests ?? 0));
+  for (const row of byModel) if (!served.includes(row)) groups.set(row.model, REFUSED);
+  const total = served.reduce((sum, row) => sum + row[metric], 0);
+  const small = served.filter((row) => total > 0 && row[metric] / total < smallShare);
+  if (small.length >= 2) for (const row of small) groups.set(row.model, OTHER);
+  return (model) => groups.get(model) ?? model;
+}
+
 /** Rows by (bucket, model) into one array per model over every bucket, missing ones as 0. */
-export function stackByModel(series: readonly SeriesRow[], buckets: readonly string[], metric: StackMetric): Stacked {
+export function stackByModel(
+  series: readonly SeriesRow[],
+  buckets: readonly string[],
+  metric: StackMetric,
+  groupOf: (model: string) => string = (model) => model,
+): Stacked {
   const index = new Map(buckets.map((bucket, position) => [Date.parse(bucket), position]));
   const totals = new Map<string, number>();
-  for (const row of series) totals.set(row.model, (totals.get(row.model) ?? 0) + row[metric]);
+  for (const row of series) totals.set(groupOf(row.model), (totals.get(groupOf(row.model)) ?? 0) + row[metric]);
   // Largest first, so the biggest model sits at the bottom of the stack and first in the legend.
-  const models = [...totals.keys()].sort((left, right) => totals.get(right)! - totals.get(left)!);
+  // The refused group last: it is not a model and should not sit under the served ones.
+  const models = [...totals.keys()]
+    .filter((model) => model !== REFUSED || totals.get(model)! > 0)
+    .sort(
+      (left, right) => Number(left === REFUSED) - Number(right === REFUSED) || totals.get(right)! - totals.get(left)!,
+    );
   const values: Record<string, number[]> = Object.fromEntries(models.map((model) => [model, buckets.map(() => 0)]));
   for (const row of series) {
     const position = index.get(Date.parse(row.bucket));
-    if (position !== undefined) values[row.model]![position]! += row[metric];
+    const groupValues = values[groupOf(row.model)];
+    if (position !== undefined && groupValues) groupValues[position]! += row[metric];
   }
   return { buckets: [...buckets], models, values };
 }
 
 export const modelLabel = (model: string) => model || '(none)';
 
+/** Served models, then OTHER; REFUSED left out (the share of traffic served). */
+export function shareRows(
+  byModel: UsageOverview['by_model'],
+  metric: StackMetric,
+  groupOf: (model: string) => string,
+): Array<{ group: string; value: number }> {
+  const sums = new Map<string, number>();
+  for (const row of byModel) {
+    const group = groupOf(row.model);
+    if (group !== REFUSED) sums.set(group, (sums.get(group) ?? 0) + row[metric]);
+  }
+  return [...sums]
+    .map(([group, value]) => ({ group, value }))
+    .sort((left, right) => Number(left.group === OTHER) - Number(right.group === OTHER) || right.value - left.value);
+}
+
 export function timeSeriesOption(
   stacked: Stacked,
   kind: 'bar' | 'line',
   bucketLabel: (bucket: string) => string,
   valueLabel: (value: number) => string,
+  groupLabel: (group: string) => string = modelLabel,
 ): ChartOption {
   return {
     grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true },
-    legend: { type: 'scroll', top: 0 },
+    // Plain, not paged: grouping keeps the entries few, and a paged legend hid most of them on a phone.
+    legend: { type: 'plain', top: 0 },
     tooltip: { trigger: 'axis', valueFormatter: (value) => valueLabel(Number(value)) },
     xAxis: { type: 'category', data: stacked.buckets.map(bucketLabel), boundaryGap: kind === 'bar' },
     yAxis: { type: 'value', minInterval: 1, axisLabel: { formatter: (value: number) => valueLabel(value) } },
     series: stacked.models.map((model) => ({
-      name: modelLabel(model),
+      name: groupLabel(model),
       type: kind,
       stack: 'total',
       data: stacked.values[model],
-      ...(kind === 'line' && { areaStyle: { opacity: 0.25 }, smooth: true, showSymbol: false }),
+      // Not smoothed: counts are whole per bucket, and a smoothed line rose over empty buckets.
+      ...(kind === 'line' && { areaStyle: { opacity: 0.25 }, smooth: false, showSymbol: false }),
       emphasis: { focus: 'series' as const },
     })),
   } as ChartOption;
@@ -61,7 +115,7 @@ export function shareOption(
 ): ChartOption {
   return {
     tooltip: { trigger: 'item', valueFormatter: (value) => valueLabel(Number(value)) },
-    legend: { type: 'scroll', bottom: 0 },
+    legend: { type: 'plain', bottom: 0 },
     series: [
       {
         type: 'pie',
@@ -85,6 +139,17 @@ export function topKeysOption(
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (value) => valueLabel(Number(value)) },
     xAxis: { type: 'value', axisLabel: { formatter: (value: number) => valueLabel(value) } },
     yAxis: { type: 'category', data: ordered.map((row) => row.label) },
-    series: [{ type: 'bar', data: ordered.map((row) => row.value), barMaxWidth: 24 }],
+    series: [
+      {
+        type: 'bar',
+        data: ordered.map((row) => row.value),
+        barMaxWidth: 24,
+        label: {
+          show: true,
+          position: 'right',
+          formatter: (item: { value: unknown }) => valueLabel(Number(item.value)),
+        },
+      },
+    ],
   };
 }

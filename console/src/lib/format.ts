@@ -38,11 +38,24 @@ export function formatDate(iso: string | null, locale: string): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(new Date(iso));
 }
 
-/** Axis labels: `14:00` for hours, `Mar 3` for days. */
-export function formatBucket(iso: string, granularity: 'hour' | 'day', locale: string): string {
+/**
+ * Axis labels in the overview's time zone: `14:00` for hours within a day, `Mar 3 14:00` for hours
+ * over several days (a 30-day hourly chart must say which day), `Mar 3` for days.
+ */
+export function formatBucket(
+  iso: string,
+  granularity: 'hour' | 'day',
+  locale: string,
+  timeZone?: string,
+  spansDays = false,
+): string {
   const options: Intl.DateTimeFormatOptions =
-    granularity === 'hour' ? { hour: '2-digit', minute: '2-digit' } : { month: 'short', day: 'numeric' };
-  return new Intl.DateTimeFormat(locale, options).format(new Date(iso));
+    granularity === 'day'
+      ? { month: 'short', day: 'numeric' }
+      : spansDays
+        ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
+        : { hour: '2-digit', minute: '2-digit' };
+  return new Intl.DateTimeFormat(locale, { ...options, ...(timeZone && { timeZone }) }).format(new Date(iso));
 }
 
 export function formatDuration(ms: number | null, locale: string): string {

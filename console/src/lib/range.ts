@@ -49,14 +49,36 @@ export function defaultGranularity(range: TimeRange): Granularity {
   return Date.parse(range.to) - Date.parse(range.from) > 3 * DAY ? 'day' : 'hour';
 }
 
-/** Every bucket start (UTC, as the server buckets) from `from` up to `to`, so gaps show as zeros. */
-export function bucketsOf(range: TimeRange, granularity: Granularity): string[] {
-  const size = granularity === 'day' ? DAY : HOUR;
+/** The browser's own IANA time zone (what the overview is asked to bucket days in). */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/**
+ * Every bucket start from `from` up to `to`, so gaps show as zeros: hours, or the days of the
+ * overview's zone (UTC days, or the browser's own days when the overview was asked in its zone).
+ */
+export function bucketsOf(range: TimeRange & { time_zone?: string | undefined }, granularity: Granularity): string[] {
   const from = Date.parse(range.from);
   const to = Date.parse(range.to);
   const buckets: string[] = [];
-  for (let time = from - (from % size); time < to && buckets.length < 2000; time += size) {
-    buckets.push(new Date(time).toISOString());
+  if (granularity === 'hour' || !range.time_zone || range.time_zone === 'UTC') {
+    const size = granularity === 'day' ? DAY : HOUR;
+    for (let time = from - (from % size); time < to && buckets.length < 2000; time += size) {
+      buckets.push(new Date(time).toISOString());
+    }
+    return buckets;
+  }
+  // Local midnights by the calendar, so a day of 23 or 25 hours (a DST change) stays one day.
+  const day = new Date(from);
+  day.setHours(0, 0, 0, 0);
+  for (; day.getTime() < to && buckets.length < 2000; day.setDate(day.getDate() + 1)) {
+    buckets.push(day.toISOString());
   }
   return buckets;
+}
+
+/** Whether a range's hours span more than one day (their labels then need the date). */
+export function spansDays(range: TimeRange): boolean {
+  return Date.parse(range.to) - Date.parse(range.from) > DAY;
 }

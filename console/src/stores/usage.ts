@@ -6,7 +6,14 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { UsageOverview } from '../../../contracts/console-api.ts';
 import { getUsageOverviewApi } from '../api/usage.ts';
-import { defaultSelection, type Granularity, type RangeSelection, resolveRange, type TimeRange } from '../lib/range.ts';
+import {
+  browserTimeZone,
+  defaultSelection,
+  type Granularity,
+  type RangeSelection,
+  resolveRange,
+  type TimeRange,
+} from '../lib/range.ts';
 
 /** `self`, `all` (admins), or another user's id (admins). */
 export type UsageScope = string;
@@ -15,6 +22,8 @@ export const useUsageStore = defineStore('usage', () => {
   const selection = ref<RangeSelection>(defaultSelection());
   const granularity = ref<Granularity | 'auto'>('auto');
   const scope = ref<UsageScope>('self');
+  /** Days in the browser's time zone, or in UTC when the user switches to it. */
+  const utc = ref(false);
   const overview = ref<UsageOverview | null>(null);
   const range = ref<TimeRange | null>(null);
   const loading = ref(false);
@@ -34,6 +43,8 @@ export const useUsageStore = defineStore('usage', () => {
           ...resolved,
           ...(granularity.value !== 'auto' && { granularity: granularity.value }),
           ...(scope.value !== 'self' && { user_id: scope.value }),
+          tz: utc.value ? 'UTC' : browserTimeZone(),
+          top_keys_by: 'cost',
         },
         controller.signal,
       );
@@ -56,11 +67,12 @@ export const useUsageStore = defineStore('usage', () => {
     selection.value = defaultSelection();
     granularity.value = 'auto';
     scope.value = 'self';
+    utc.value = false;
     overview.value = null;
     range.value = null;
     loading.value = false;
     error.value = null;
   }
 
-  return { selection, granularity, scope, overview, range, loading, error, fetchOverview, $reset };
+  return { selection, granularity, scope, utc, overview, range, loading, error, fetchOverview, $reset };
 });

@@ -1,0 +1,103 @@
+/**
+ * @module projector/read-models/usage/fold
+ * How both stores turn the summed rollup rows they read into the overview: the series (bucket ×
+ * model) is folded into the totals, the split by model and the average latency here, once, so the
+ * two stores cannot disagree on what a measure means in the answer.
+ */
+import type { UsageOverview, UsageTotals } from '../../../contracts/console-api.ts';
+import { type MeasureName, measureNames, type Sums } from './measures.ts';
+import { usdOfNano } from './rollup.ts';
+import type { DayBuckets } from './time-zone.ts';
+
+/** One row of the series: the start of its bucket (epoch ms), its model, its sums. */
+export interface SeriesRow {
+  bucket: number;
+  model: string;
+  sums: Sums;
+}
+
+export function zeroSums(): Sums {
+  return Object.fromEntries(measureNames.map((name) => [name, 0])) as Sums;
+}
+
+/**
+ * The sums of a row as a store returns it (ClickHouse sends 64-bit integers as strings); a measure
+ * the row lacks (the per-key rollup keeps only some) is zero.
+ */
+export function sumsOfRow(row: object): Sums {
+  const sums = zeroSums();
+  for (const name of measureNames) {
+    const value = (row as Partial<Record<MeasureName, unknown>>)[name];
+    if (value !== undefined && value !== null) sums[name] = Number(value);
+  }
+  return sums;
+}
+
+export function addSums(into: Sums, from: Sums): void {
+  for (const name of measureNames) into[name] += from[name];
+}
+
+/** The overview's view of a group's sums. */
+export function totalsOf(sums: Sums): UsageTotals {
+  return {
+    calls: sums.calls,
+    errors: sums.errors,
+    prompt_tokens: sums.prompt_tokens,
+    completion_tokens: sums.completion_tokens,
+    total_tokens: sums.prompt_tokens + sums.completion_tokens,
+    cost_usd: usdOfNano(sums.cost_nano_usd),
+    unpriced_requests: sums.unpriced_requests,
+    refused_requests: sums.refused_requests,
+  };
+}
+
+/** Code-point order: the same in every locale and in both stores' SQL. */
+export function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** The parts of the overview that follow from its series, whichever store read it. */
+export function foldSeries(
+  rows: readonly SeriesRow[],
+): Pick<UsageOverview, 'totals' | 'series' | 'by_model'> & { averageLatencyMs: number | null; calls: number } {
+  const totals = zeroSums();
+  const models = new Map<string, Sums>();
+  for (const row of rows) {
+    addSums(totals, row.sums);
+    let model = models.get(row.model);
+    if (!model) {
+      model = zeroSums();
+      models.set(row.model, model);
+    }
+    addSums(model, row.sums);
+  }
+  const byModel = [...models].map(([model, sums]) => ({ model, ...totalsOf(sums) }));
+  byModel.sort((left, right) => right.total_tokens - left.total_tokens || compareText(left.model, right.model));
+  return {
+    totals: totalsOf(totals),
+    series: rows.map((row) => ({
+      bucket: new Date(row.bucket).toISOString(),
+      model: row.model,
+      ...totalsOf(row.sums),
+    })),
+    by_model: byModel,
+    averageLatencyMs: totals.calls === 0 ? null : Math.round(totals.latency_ms_sum / totals.calls),
+    calls: totals.calls,
+  };
+}
+
+/** Hourly rows summed into the days of a time zone, in (day, model) order. */
+export function foldIntoDays(rows: readonly SeriesRow[], days: DayBuckets): SeriesRow[] {
+  const byDay = new Map<string, SeriesRow>();
+  for (const row of rows) {
+    const bucket = days.dayOf(row.bucket);
+    const id = `${bucket}\u0000${row.model}`;
+    let day = byDay.get(id);
+    if (!day) {
+      day = { bucket, model: row.model, sums: zeroSums() };
+      byDay.set(id, day);
+    }
+    addSums(day.sums, row.sums);
+  }
+  return [...byDay.values()].sort((left, right) => left.bucket - right.bucket || compareText(left.model, right.model));
+}
