@@ -142,8 +142,11 @@ export const usageOverviewSchema = z.object({
 export const usageLogsQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
-  model: z.string().optional(),
+  /** part of the model asked for, any case */
+  model: z.string().max(200).optional(),
   token_id: z.string().optional(),
+  /** the gateway's request id or the caller's own `X-Request-Id`, whole */
+  request_id: z.string().max(200).optional(),
   /** `ok`: answered without error; `error`: a 4xx/5xx answer or an in-stream error */
   status: z.enum(['ok', 'error']).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
@@ -151,30 +154,57 @@ export const usageLogsQuerySchema = z.object({
   cursor: z.string().optional(),
 });
 
+/** One upstream call of a request, the last the answer the client got. */
+export const usageLogAttemptSchema = z.object({
+  channel_id: z.string(),
+  /** the channel's name, when it still exists */
+  channel_name: z.string().nullable().optional(),
+  status: z.number(),
+  /** null for the attempt that answered; else `unreachable`, `timeout`, `rate_limited`, ... */
+  error: z.string().nullable(),
+  latency_ms: z.number(),
+});
+
 export const usageLogEntrySchema = z.object({
   request_id: z.string(),
+  /** the caller's own `X-Request-Id`, when it sent one */
+  client_request_id: z.string().nullable().optional(),
   started_at: z.string(),
+  /** null for a request refused before its key was recognised */
+  user_id: z.string().nullable().optional(),
+  /** the user's email, in an administrator's view */
+  user_email: z.string().nullable().optional(),
   token_id: z.string().nullable(),
   /** the key's name, when the key still exists */
   token_name: z.string().nullable().optional(),
+  /** the channel that answered (or last failed); null when refused before routing */
+  channel_id: z.string().nullable().optional(),
+  channel_name: z.string().nullable().optional(),
   endpoint: z.string(),
   model_requested: z.string().nullable(),
   model_served: z.string().nullable(),
   stream: z.boolean(),
   status: z.number(),
   error_type: z.string().nullable(),
+  error_message: z.string().nullable().optional(),
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
+  cached_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
   usage_estimated: z.boolean(),
   /** USD, from the price in force when it ran; null when its model had no price; 0 without usage */
   cost_usd: z.number().nullable(),
   latency_ms: z.number(),
   first_token_ms: z.number().nullable(),
+  /** every upstream call in order; empty for a request refused before routing (or recorded before attempts were kept) */
+  attempts: z.array(usageLogAttemptSchema).optional(),
 });
 
 export const usageLogsPageSchema = z.object({
   items: z.array(usageLogEntrySchema),
   next_cursor: z.string().nullable(),
+  /** how many requests match the filters; on the first page only (no cursor) */
+  total: z.number().optional(),
 });
 
 // Account
@@ -308,6 +338,7 @@ export type UsageOverview = z.infer<typeof usageOverviewSchema>;
 export type UsageTotals = z.infer<typeof usageTotalsSchema>;
 export type UsageLogsQuery = z.infer<typeof usageLogsQuerySchema>;
 export type UsageLogEntry = z.infer<typeof usageLogEntrySchema>;
+export type UsageLogAttempt = z.infer<typeof usageLogAttemptSchema>;
 export type UsageLogsPage = z.infer<typeof usageLogsPageSchema>;
 export type ChannelHealth = z.infer<typeof channelHealthSchema>;
 export type ConsoleError = z.infer<typeof consoleErrorSchema>;
