@@ -14,6 +14,8 @@ export default defineConfig({
   root,
   base: '/',
   plugins: [vue()],
+  // The wire shapes the console shares with the gateway: `@contracts/console-api.ts`.
+  resolve: { alias: { '@contracts': fileURLToPath(new URL('../contracts', import.meta.url)) } },
   define: {
     // Composition API only; no devtools hooks in the build; vue-i18n without the legacy API.
     __VUE_OPTIONS_API__: 'false',

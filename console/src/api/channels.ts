@@ -5,7 +5,7 @@ import type {
   CreateChannelRequest,
   ListOf,
   UpdateChannelRequest,
-} from '../../../contracts/console-api.ts';
+} from '@contracts/console-api.ts';
 import { api } from './client.ts';
 
 const path = (id: string) => `/channels/${encodeURIComponent(id)}`;

@@ -1,5 +1,5 @@
 /** Admin: accounts. */
-import type { AdminUserView, ListOf, UpdateUserRequest } from '../../../contracts/console-api.ts';
+import type { AdminUserView, ListOf, UpdateUserRequest } from '@contracts/console-api.ts';
 import { api } from './client.ts';
 
 export const listUsersApi = () => api.get<ListOf<AdminUserView>>('/users');

@@ -1,12 +1,13 @@
 /** Admin: the upstream channels, and the latest test result of each. */
-import { defineStore } from 'pinia';
-import { ref } from 'vue';
+
 import type {
   ChannelTestResult,
   ChannelView,
   CreateChannelRequest,
   UpdateChannelRequest,
-} from '../../../contracts/console-api.ts';
+} from '@contracts/console-api.ts';
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
 import {
   createChannelApi,
   deleteChannelApi,

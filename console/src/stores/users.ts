@@ -1,7 +1,8 @@
 /** Admin: the accounts, their roles and whether they are disabled. */
+
+import type { AdminUserView, UpdateUserRequest } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { AdminUserView, UpdateUserRequest } from '../../../contracts/console-api.ts';
 import { listUsersApi, updateUserApi } from '../api/users.ts';
 
 export const useUsersStore = defineStore('users', () => {

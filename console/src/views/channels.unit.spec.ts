@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
+
+import type { ChannelView } from '@contracts/console-api.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ChannelView } from '../../../contracts/console-api.ts';
 import { fakeApi } from '../testing/fake-api.ts';
 import { mountPage, settle } from '../testing/mount.ts';
 import ChannelsView from './ChannelsView.vue';
