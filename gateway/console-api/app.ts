@@ -14,6 +14,7 @@ import { authRoutes } from './auth-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
 import { sameOriginGuard, sessionUser } from './guards.ts';
 import { securityHeaders } from './security-headers.ts';
+import { consoleStaticFiles } from './static-files.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { usageRoutes } from './usage-routes.ts';
 import { userRoutes } from './user-routes.ts';
@@ -63,9 +64,11 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
 
   const indexFile = path.join(options.consoleDirectory, 'index.html');
   if (existsSync(indexFile)) {
-    app.use(express.static(options.consoleDirectory, { index: 'index.html', maxAge: '1h' }));
-    // The console routes on the client: unknown paths get the app shell.
-    app.get(/^\/(?!api\/|v1\/).*/, (_request, response) => response.sendFile(indexFile));
+    app.use(consoleStaticFiles(options.consoleDirectory));
+    // The console routes on the client: unknown paths get the app shell, checked at every load.
+    app.get(/^\/(?!api\/|v1\/).*/, (_request, response) =>
+      response.setHeader('cache-control', 'no-cache').sendFile(indexFile),
+    );
   }
   return app;
 }

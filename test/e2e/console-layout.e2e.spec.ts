@@ -4,6 +4,8 @@
  * wide at 390), and a request is found in the log by the X-Request-Id its caller sent. Screenshots of
  * each page, size and language go to test/artifacts/layout/.
  */
+import { get } from 'node:http';
+import { brotliDecompressSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../support/gateway-harness.ts';
@@ -50,6 +52,41 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await harness?.stop();
+});
+
+/** A GET with the given Accept-Encoding, its body as sent (fetch would hide the encoding). */
+function headersOf(
+  file: string,
+  acceptEncoding: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(`${harness.baseUrl}${file}`, { headers: { 'accept-encoding': acceptEncoding } }, (message) => {
+      const chunks: Buffer[] = [];
+      message.on('data', (chunk: Buffer) => chunks.push(chunk));
+      message.on('end', () =>
+        resolve({ status: message.statusCode ?? 0, headers: message.headers, body: Buffer.concat(chunks) }),
+      );
+    }).on('error', reject);
+  });
+}
+
+it('serves the built console precompressed, its hashed assets cached for a year', async () => {
+  const index = await (await fetch(`${harness.baseUrl}/overview`)).text();
+  const assets = [...index.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]!);
+  expect(assets.length).toBeGreaterThan(0);
+  for (const asset of assets) {
+    const { status, headers, body } = await headersOf(asset, 'gzip, deflate, br');
+    expect({ asset, status, encoding: headers['content-encoding'], cache: headers['cache-control'] }).toEqual({
+      asset,
+      status: 200,
+      encoding: 'br',
+      cache: 'public, max-age=31536000, immutable',
+    });
+    // The compressed copy is the file served to a browser that takes no compression, byte for byte.
+    const plain = await headersOf(asset, 'identity');
+    expect(brotliDecompressSync(body).equals(plain.body)).toBe(true);
+  }
+  expect((await headersOf('/overview', 'br')).headers['cache-control']).toBe('no-cache');
 });
 
 /** How far the page scrolls sideways, and the widest elements when it does (for the failure message). */
