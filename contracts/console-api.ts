@@ -226,6 +226,22 @@ export const updateUserRequestSchema = z.object({
   disabled: z.boolean().optional(),
 });
 
+/** An administrator opens an account for someone; its first password is made by the gateway. */
+export const createUserRequestSchema = z.object({
+  email: emailSchema,
+  name: z.string().trim().min(1).max(64, 'must be at most 64 characters').optional(),
+  role: z.enum(['user', 'admin']).optional(),
+});
+
+/**
+ * A password made by the gateway, shown to the administrator once (never stored in plaintext, never
+ * shown again): for a new account, or after a reset, which also ends the account's sessions.
+ */
+export const temporaryPasswordSchema = z.object({
+  user: adminUserViewSchema,
+  temporary_password: z.string(),
+});
+
 // Admin: channels. The upstream key is write-only: sent on create (and on update to replace it),
 // never returned; `key_hint` shows only its last characters.
 
@@ -347,6 +363,8 @@ export type UsageByToken = z.infer<typeof usageByTokenSchema>;
 export type ChangePasswordRequest = z.infer<typeof changePasswordRequestSchema>;
 export type AdminUserView = z.infer<typeof adminUserViewSchema>;
 export type UpdateUserRequest = z.infer<typeof updateUserRequestSchema>;
+export type CreateUserRequest = z.infer<typeof createUserRequestSchema>;
+export type TemporaryPassword = z.infer<typeof temporaryPasswordSchema>;
 export type ChannelType = z.infer<typeof channelTypeSchema>;
 export type CreateChannelRequest = z.infer<typeof createChannelRequestSchema>;
 export type UpdateChannelRequest = z.infer<typeof updateChannelRequestSchema>;

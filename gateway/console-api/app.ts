@@ -9,6 +9,7 @@ import express from 'express';
 import type { CommandContext } from '../commands/command-context.ts';
 import type { ChannelHealth } from '../relay/circuit-breaker.ts';
 import { accountRoutes } from './account-routes.ts';
+import { adminAccountRoutes } from './admin-account-routes.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { authRoutes } from './auth-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
@@ -56,6 +57,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(accountRoutes(context, authOptions));
   api.use(channelRoutes(context, options.channelHealth));
   api.use(userRoutes(context));
+  api.use(adminAccountRoutes(context));
   api.use((request) => {
     throw new ApiError(404, 'not_found', `No console API route ${request.method} ${request.path}.`);
   });
