@@ -299,6 +299,26 @@ export const channelHealthSchema = z.object({
   opened_at: z.string().nullable(),
 });
 
+/** A channel's traffic over the last hours, from the usage rollups (the channel that answered each request). */
+export const channelUsageSchema = z.object({
+  channel_id: z.string(),
+  calls: z.number(),
+  errors: z.number(),
+  /** null without calls */
+  average_latency_ms: z.number().nullable(),
+});
+
+export const channelUsageQuerySchema = z.object({
+  /** how many hours back from now, rounded down to a whole hour */
+  hours: z.coerce.number().int().min(1).max(168).default(24),
+});
+
+export const channelUsageListSchema = z.object({
+  /** the start of the span, a whole hour */
+  since: z.string(),
+  items: z.array(channelUsageSchema),
+});
+
 export const channelViewSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -355,6 +375,8 @@ export type UsageTotals = z.infer<typeof usageTotalsSchema>;
 export type UsageLogsQuery = z.infer<typeof usageLogsQuerySchema>;
 export type UsageLogEntry = z.infer<typeof usageLogEntrySchema>;
 export type UsageLogAttempt = z.infer<typeof usageLogAttemptSchema>;
+export type ChannelUsage = z.infer<typeof channelUsageSchema>;
+export type ChannelUsageList = z.infer<typeof channelUsageListSchema>;
 export type UsageLogsPage = z.infer<typeof usageLogsPageSchema>;
 export type ChannelHealth = z.infer<typeof channelHealthSchema>;
 export type ConsoleError = z.infer<typeof consoleErrorSchema>;

@@ -6,7 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkUsageLogScenario, usageLogScenarioEvents } from '../../test/support/usage-log-scenario.ts';
+import {
+  checkChannelUsageScenario,
+  checkUsageLogScenario,
+  usageLogScenarioEvents,
+} from '../../test/support/usage-log-scenario.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
 import { openDatabase, type SqliteDatabase } from './database.ts';
 import { SqliteProjectionWriter } from './projection-writer.ts';
@@ -33,6 +37,11 @@ afterAll(() => {
 it('finds requests by id, model part and outcome, with their messages, attempts, tokens and count', async () => {
   const queries = new SqliteUsageQueries(database);
   await checkUsageLogScenario((query) => queries.logs(query));
+});
+
+it('sums each channel’s calls, errors and latency since a time', async () => {
+  const queries = new SqliteUsageQueries(database);
+  await checkChannelUsageScenario((since) => queries.channelUsage(since));
 });
 
 it('adds the attempts column to a file written before it, keeping its rows', async () => {

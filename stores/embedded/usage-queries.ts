@@ -5,6 +5,7 @@
  * rows with a keyset cursor, so a page costs the same however deep it is.
  */
 import type {
+  ChannelUsage,
   UsageLogEntry,
   UsageLogsPage,
   UsageLogsQuery,
@@ -13,6 +14,7 @@ import type {
 } from '../../contracts/console-api.ts';
 import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';
 import type { UsageReadModel } from '../ports.ts';
+import { channelUsageOf } from '../usage-channel.ts';
 import { attemptsOf } from '../usage-log-attempts.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -31,6 +33,14 @@ export class SqliteUsageQueries implements UsageReadModel {
 
   async overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview> {
     return this.#overview.overview(query);
+  }
+
+  async channelUsage(sinceMs: number): Promise<ChannelUsage[]> {
+    const rows = this.#database
+      .prepare(`SELECT channel_id, sum(calls) AS calls, sum(errors) AS errors, sum(latency_ms_sum) AS latency
+        FROM usage_hourly WHERE hour >= ? AND channel_id != '' GROUP BY channel_id ORDER BY channel_id`)
+      .all(sinceMs) as Array<{ channel_id: string; calls: number; errors: number; latency: number }>;
+    return rows.map(channelUsageOf);
   }
 
   async logs(query: UsageLogsQuery & { userId: string | null }): Promise<UsageLogsPage> {

@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
 import { ClickHouseUsageWriter } from '../../stores/cluster/clickhouse-usage-writer.ts';
 import { migrateClickHouse } from '../../stores/cluster/connections.ts';
-import { checkUsageLogScenario, usageLogScenarioEvents } from '../support/usage-log-scenario.ts';
+import {
+  checkChannelUsageScenario,
+  checkUsageLogScenario,
+  usageLogScenarioEvents,
+} from '../support/usage-log-scenario.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
 const services: ClusterServices | null = resolveClusterServices();
@@ -32,5 +36,10 @@ describe.skipIf(services === null)('the usage log on a real ClickHouse', () => {
   it('finds requests by id, model part and outcome, with their messages, attempts, tokens and count', async () => {
     const queries = new ClickHouseUsageQueries(client, database);
     await checkUsageLogScenario((query) => queries.logs(query));
+  });
+
+  it('sums each channel’s calls, errors and latency since a time, duplicates once', async () => {
+    const queries = new ClickHouseUsageQueries(client, database);
+    await checkChannelUsageScenario((since) => queries.channelUsage(since));
   });
 });

@@ -78,6 +78,15 @@ it('shows an administrator whose request it was and its channels by name, and a 
   expect(byKey.total).toBe(2);
 });
 
+it("gives administrators each channel's recent calls, errors and latency, and no one else", async () => {
+  const channels = (await admin.call('GET', '/api/channels')).body.items;
+  const openai = channels.find((channel: any) => channel.name === 'fake-openai');
+  const usage = (await admin.call('GET', '/api/channels/usage?hours=1')).body;
+  expect(usage.items).toEqual([{ channel_id: openai.id, calls: 2, errors: 0, average_latency_ms: expect.any(Number) }]);
+  expect((await user.call('GET', '/api/channels/usage')).status).toBe(403);
+  expect((await admin.call('GET', '/api/channels/usage?hours=999')).status).toBe(400);
+});
+
 it('shows a request refused for a disabled, expired or revoked key in its owner’s log', async () => {
   expect((await user.call('PATCH', `/api/tokens/${keyId}`, { enabled: false })).status).toBe(200);
   expect((await chat(key, 'while-disabled')).status).toBe(401);

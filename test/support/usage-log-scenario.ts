@@ -6,7 +6,7 @@
  * channels tried, the tokens, and the count of every match on the first page.
  */
 import { expect } from 'vitest';
-import type { UsageLogsPage, UsageLogsQuery } from '../../contracts/console-api.ts';
+import type { ChannelUsage, UsageLogsPage, UsageLogsQuery } from '../../contracts/console-api.ts';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
 
@@ -124,4 +124,21 @@ export async function checkUsageLogScenario(logs: LogReader): Promise<void> {
       { channel_id: 'channel-backup', status: 200, error: null, latency_ms: 150 },
     ],
   });
+}
+
+export type ChannelUsageReader = (sinceMs: number) => Promise<ChannelUsage[]>;
+
+/** Per channel, the requests it answered last: 12 on the main channel (one failed), one failed over to the backup. */
+export async function checkChannelUsageScenario(channelUsage: ChannelUsageReader): Promise<void> {
+  const mainLatencies = Array.from({ length: 13 }, (_, index) => 200 + index).filter((_, index) => index !== 4);
+  expect(await channelUsage(Date.parse(scenarioRange.from))).toEqual([
+    { channel_id: 'channel-backup', calls: 1, errors: 0, average_latency_ms: 204 },
+    {
+      channel_id: 'channel-main',
+      calls: 12,
+      errors: 1,
+      average_latency_ms: mainLatencies.reduce((sum, value) => sum + value) / 12,
+    },
+  ]);
+  expect(await channelUsage(Date.parse(scenarioRange.to))).toEqual([]);
 }
