@@ -9,6 +9,8 @@ export const en = {
     loading: 'Loading…',
     retry: 'Retry',
     close: 'Close',
+    theme: 'Colour theme',
+    themes: { system: 'System theme', light: 'Light', dark: 'Dark' },
     cancel: 'Cancel',
     save: 'Save',
     saving: 'Saving…',

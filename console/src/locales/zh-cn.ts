@@ -11,6 +11,8 @@ export const zhCN: Messages = {
     loading: '加载中…',
     retry: '重试',
     close: '关闭',
+    theme: '配色',
+    themes: { system: '跟随系统', light: '浅色', dark: '深色' },
     cancel: '取消',
     save: '保存',
     saving: '保存中…',
