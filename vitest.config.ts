@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 
@@ -25,6 +26,8 @@ const shared = {
 export default defineConfig({
   // Only the console's .vue files need it; every other suite is plain TypeScript.
   plugins: [vue()],
+  // The console's alias for the shared contracts (console/vite.config.ts), for its unit tests.
+  resolve: { alias: { '@contracts': fileURLToPath(new URL('contracts', import.meta.url)) } },
   test: {
     projects: [
       {

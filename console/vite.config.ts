@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vite';
+import { precompress } from './vite-precompress.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const gateway = process.env['GATEWAY_URL'] ?? 'http://127.0.0.1:3000';
@@ -13,7 +14,9 @@ const gateway = process.env['GATEWAY_URL'] ?? 'http://127.0.0.1:3000';
 export default defineConfig({
   root,
   base: '/',
-  plugins: [vue()],
+  plugins: [vue(), precompress()],
+  // The wire shapes the console shares with the gateway: `@contracts/console-api.ts`.
+  resolve: { alias: { '@contracts': fileURLToPath(new URL('../contracts', import.meta.url)) } },
   define: {
     // Composition API only; no devtools hooks in the build; vue-i18n without the legacy API.
     __VUE_OPTIONS_API__: 'false',

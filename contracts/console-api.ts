@@ -201,8 +201,11 @@ export const usageOverviewSchema = z.object({
 export const usageLogsQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
-  model: z.string().optional(),
+  /** part of the model asked for, any case */
+  model: z.string().max(200).optional(),
   token_id: z.string().optional(),
+  /** the gateway's request id or the caller's own `X-Request-Id`, whole */
+  request_id: z.string().max(200).optional(),
   /** `ok`: answered without error; `error`: a 4xx/5xx answer or an in-stream error */
   status: z.enum(['ok', 'error']).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
@@ -210,30 +213,57 @@ export const usageLogsQuerySchema = z.object({
   cursor: z.string().optional(),
 });
 
+/** One upstream call of a request, the last the answer the client got. */
+export const usageLogAttemptSchema = z.object({
+  channel_id: z.string(),
+  /** the channel's name, when it still exists */
+  channel_name: z.string().nullable().optional(),
+  status: z.number(),
+  /** null for the attempt that answered; else `unreachable`, `timeout`, `rate_limited`, ... */
+  error: z.string().nullable(),
+  latency_ms: z.number(),
+});
+
 export const usageLogEntrySchema = z.object({
   request_id: z.string(),
+  /** the caller's own `X-Request-Id`, when it sent one */
+  client_request_id: z.string().nullable().optional(),
   started_at: z.string(),
+  /** null for a request refused before its key was recognised */
+  user_id: z.string().nullable().optional(),
+  /** the user's email, in an administrator's view */
+  user_email: z.string().nullable().optional(),
   token_id: z.string().nullable(),
   /** the key's name, when the key still exists */
   token_name: z.string().nullable().optional(),
+  /** the channel that answered (or last failed); null when refused before routing */
+  channel_id: z.string().nullable().optional(),
+  channel_name: z.string().nullable().optional(),
   endpoint: z.string(),
   model_requested: z.string().nullable(),
   model_served: z.string().nullable(),
   stream: z.boolean(),
   status: z.number(),
   error_type: z.string().nullable(),
+  error_message: z.string().nullable().optional(),
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
+  cached_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
   usage_estimated: z.boolean(),
   /** USD, from the price in force when it ran; null when its model had no price; 0 without usage */
   cost_usd: z.number().nullable(),
   latency_ms: z.number(),
   first_token_ms: z.number().nullable(),
+  /** every upstream call in order; empty for a request refused before routing (or recorded before attempts were kept) */
+  attempts: z.array(usageLogAttemptSchema).optional(),
 });
 
 export const usageLogsPageSchema = z.object({
   items: z.array(usageLogEntrySchema),
   next_cursor: z.string().nullable(),
+  /** how many requests match the filters; on the first page only (no cursor) */
+  total: z.number().optional(),
 });
 
 // Account
@@ -255,6 +285,22 @@ export const updateUserRequestSchema = z.object({
   role: roleSchema.optional(),
   disabled: z.boolean().optional(),
   ...budgetFields,
+});
+
+/** An administrator opens an account for someone; its first password is made by the gateway. */
+export const createUserRequestSchema = z.object({
+  email: emailSchema,
+  name: z.string().trim().min(1).max(64, 'must be at most 64 characters').optional(),
+  role: roleSchema.optional(),
+});
+
+/**
+ * A password made by the gateway, shown to the administrator once (never stored in plaintext, never
+ * shown again): for a new account, or after a reset, which also ends the account's sessions.
+ */
+export const temporaryPasswordSchema = z.object({
+  user: adminUserViewSchema,
+  temporary_password: z.string(),
 });
 
 // Admin: channels. The upstream key is write-only: sent on create (and on update to replace it),
@@ -317,6 +363,26 @@ export const channelHealthSchema = z.object({
   opened_at: z.string().nullable(),
 });
 
+/** A channel's traffic over the last hours, from the usage rollups (the channel that answered each request). */
+export const channelUsageSchema = z.object({
+  channel_id: z.string(),
+  calls: z.number(),
+  errors: z.number(),
+  /** null without calls */
+  average_latency_ms: z.number().nullable(),
+});
+
+export const channelUsageQuerySchema = z.object({
+  /** how many hours back from now, rounded down to a whole hour */
+  hours: z.coerce.number().int().min(1).max(168).default(24),
+});
+
+export const channelUsageListSchema = z.object({
+  /** the start of the span, a whole hour */
+  since: z.string(),
+  items: z.array(channelUsageSchema),
+});
+
 export const channelViewSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -374,6 +440,9 @@ export type UsageOverview = z.infer<typeof usageOverviewSchema>;
 export type UsageTotals = z.infer<typeof usageTotalsSchema>;
 export type UsageLogsQuery = z.infer<typeof usageLogsQuerySchema>;
 export type UsageLogEntry = z.infer<typeof usageLogEntrySchema>;
+export type UsageLogAttempt = z.infer<typeof usageLogAttemptSchema>;
+export type ChannelUsage = z.infer<typeof channelUsageSchema>;
+export type ChannelUsageList = z.infer<typeof channelUsageListSchema>;
 export type UsageLogsPage = z.infer<typeof usageLogsPageSchema>;
 export type ChannelHealth = z.infer<typeof channelHealthSchema>;
 export type ConsoleError = z.infer<typeof consoleErrorSchema>;
@@ -382,6 +451,8 @@ export type UsageByToken = z.infer<typeof usageByTokenSchema>;
 export type ChangePasswordRequest = z.infer<typeof changePasswordRequestSchema>;
 export type AdminUserView = z.infer<typeof adminUserViewSchema>;
 export type UpdateUserRequest = z.infer<typeof updateUserRequestSchema>;
+export type CreateUserRequest = z.infer<typeof createUserRequestSchema>;
+export type TemporaryPassword = z.infer<typeof temporaryPasswordSchema>;
 export type { ChannelType } from './channel-type.ts';
 export type CreateChannelRequest = z.infer<typeof createChannelRequestSchema>;
 export type UpdateChannelRequest = z.infer<typeof updateChannelRequestSchema>;

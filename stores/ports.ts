@@ -4,7 +4,13 @@
  * (SQLite and in-process maps) and a cluster adapter (Kafka, ClickHouse, Redis); nothing above this
  * file knows which one it runs on.
  */
-import type { UsageLogsPage, UsageLogsQuery, UsageOverview, UsageOverviewQuery } from '../contracts/console-api.ts';
+import type {
+  ChannelUsage,
+  UsageLogsPage,
+  UsageLogsQuery,
+  UsageOverview,
+  UsageOverviewQuery,
+} from '../contracts/console-api.ts';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import type { ChannelDocument } from '../projector/read-models/channels/evolve.ts';
 import type { SpendCounters } from '../projector/read-models/spend/spend.ts';
@@ -70,6 +76,8 @@ export interface UsageReadModel {
   /** `userId` null means every user (admins). */
   overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview>;
   logs(query: UsageLogsQuery & { userId: string | null }): Promise<UsageLogsPage>;
+  /** Each channel's calls, errors and latency since a time (whole hours: the hourly rollups). */
+  channelUsage(sinceMs: number): Promise<ChannelUsage[]>;
 }
 
 /**

@@ -3,6 +3,7 @@ import { createPinia } from 'pinia';
 import { createApp } from 'vue';
 import App from './App.vue';
 import { setSessionExpiredHandler } from './api/client.ts';
+import { initTheme } from './lib/theme.ts';
 import { currentLocale, i18n } from './locales/index.ts';
 import { createAppRouter } from './router.ts';
 import { useAuthStore } from './stores/auth.ts';
@@ -27,4 +28,5 @@ setSessionExpiredHandler(() => {
 });
 
 document.documentElement.lang = currentLocale();
+initTheme();
 void router.isReady().then(() => app.mount('#app'));

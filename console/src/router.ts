@@ -3,7 +3,14 @@
  * expired), signed-in ones away from it, and admin pages are for admins only.
  */
 import type { Pinia } from 'pinia';
-import { createRouter, createWebHistory, type Router, type RouterHistory } from 'vue-router';
+import { watch } from 'vue';
+import {
+  createRouter,
+  createWebHistory,
+  type RouteLocationNormalizedLoaded,
+  type Router,
+  type RouterHistory,
+} from 'vue-router';
 import { i18n } from './locales/index.ts';
 import { useAuthStore } from './stores/auth.ts';
 import SignInView from './views/SignInView.vue';
@@ -61,11 +68,14 @@ export function createAppRouter(pinia: Pinia, history: RouterHistory = createWeb
     return true;
   });
 
-  router.afterEach((to) => {
+  const setTitle = (to: RouteLocationNormalizedLoaded) => {
     const title = to.meta.title ? i18n.global.t(to.meta.title) : '';
     if (typeof document !== 'undefined')
       document.title = [title, i18n.global.t('app.name')].filter(Boolean).join(' · ');
-  });
+  };
+  router.afterEach(setTitle);
+  // A language switch retitles the tab at once, not at the next navigation.
+  watch(i18n.global.locale, () => setTitle(router.currentRoute.value));
 
   return router;
 }

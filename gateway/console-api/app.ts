@@ -9,11 +9,13 @@ import express from 'express';
 import type { CommandContext } from '../commands/command-context.ts';
 import type { ChannelHealth } from '../relay/circuit-breaker.ts';
 import { accountRoutes } from './account-routes.ts';
+import { adminAccountRoutes } from './admin-account-routes.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { authRoutes } from './auth-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
 import { sameOriginGuard, sessionUser } from './guards.ts';
 import { securityHeaders } from './security-headers.ts';
+import { consoleStaticFiles } from './static-files.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { usageRoutes } from './usage-routes.ts';
 import { userRoutes } from './user-routes.ts';
@@ -55,6 +57,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(accountRoutes(context, authOptions));
   api.use(channelRoutes(context, options.channelHealth));
   api.use(userRoutes(context));
+  api.use(adminAccountRoutes(context));
   api.use((request) => {
     throw new ApiError(404, 'not_found', `No console API route ${request.method} ${request.path}.`);
   });
@@ -63,9 +66,11 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
 
   const indexFile = path.join(options.consoleDirectory, 'index.html');
   if (existsSync(indexFile)) {
-    app.use(express.static(options.consoleDirectory, { index: 'index.html', maxAge: '1h' }));
-    // The console routes on the client: unknown paths get the app shell.
-    app.get(/^\/(?!api\/|v1\/).*/, (_request, response) => response.sendFile(indexFile));
+    app.use(consoleStaticFiles(options.consoleDirectory));
+    // The console routes on the client: unknown paths get the app shell, checked at every load.
+    app.get(/^\/(?!api\/|v1\/).*/, (_request, response) =>
+      response.setHeader('cache-control', 'no-cache').sendFile(indexFile),
+    );
   }
   return app;
 }

@@ -6,8 +6,10 @@
 import { isIP } from 'node:net';
 import { Router } from 'express';
 import {
+  type ChannelUsageList,
   type ChannelView,
   channelTestRequestSchema,
+  channelUsageQuerySchema,
   createChannelRequestSchema,
   updateChannelRequestSchema,
 } from '../../contracts/console-api.ts';
@@ -28,6 +30,8 @@ import { decryptSecret } from '../security/upstream-key-cipher.ts';
 import { allowPrivateUpstreams, assertPublicUrl, BlockedUrlError } from '../security/url-guard.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
 import { adminUser } from './guards.ts';
+
+const HOUR_MS = 3_600_000;
 
 /** `••••` and the key's last four characters (none of a short key), so admins can tell keys apart. */
 export function maskKey(key: string): string {
@@ -105,6 +109,15 @@ export function channelRoutes(context: CommandContext, health?: (channelId: stri
       .channels()
       .sort((left, right) => right.priority - left.priority || left.name.localeCompare(right.name));
     response.json({ items: channels.map(view) });
+  });
+
+  /** Each channel's calls, errors and average latency over the last `hours` (1 to 168; 24 by default). */
+  router.get('/channels/usage', async (request, response) => {
+    adminUser(request);
+    const { hours } = parseOrThrow(channelUsageQuerySchema, request.query);
+    const since = Math.floor((context.now().getTime() - hours * HOUR_MS) / HOUR_MS) * HOUR_MS;
+    const items = await context.stores.usage.channelUsage(since);
+    response.json({ since: new Date(since).toISOString(), items } satisfies ChannelUsageList);
   });
 
   router.post('/channels', async (request, response) => {

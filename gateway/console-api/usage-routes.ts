@@ -4,7 +4,7 @@
  * (another user's id, or `all`).
  */
 import { type Request, Router } from 'express';
-import { usageLogsQuerySchema, usageOverviewQuerySchema } from '../../contracts/console-api.ts';
+import { type UsageLogEntry, usageLogsQuerySchema, usageOverviewQuerySchema } from '../../contracts/console-api.ts';
 import type { LookupReadModel, UsageReadModel } from '../../stores/ports.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
 import { currentUser } from './guards.ts';
@@ -51,11 +51,33 @@ export function usageRoutes(usage: UsageReadModel, lookups?: LookupReadModel): R
       request.query,
     );
     const page = await usage.logs({ ...query, userId: scopeOf(request, query.user_id) });
+    const describe = currentUser(request).role === 'admin' ? adminView(lookups) : userView;
     response.json({
       ...page,
-      items: page.items.map((item) => ({ ...item, token_name: tokenOf(item.token_id)?.name ?? null })),
+      items: page.items.map((item) => describe({ ...item, token_name: tokenOf(item.token_id)?.name ?? null })),
     });
   });
 
   return router;
+}
+
+/** Channels are the operator's business: a user sees how many calls a request took, not where they went. */
+function userView(item: UsageLogEntry): UsageLogEntry {
+  return {
+    ...item,
+    channel_id: null,
+    attempts: item.attempts?.map((attempt) => ({ ...attempt, channel_id: '' })),
+  };
+}
+
+/** An administrator sees whose request it was and the channels by name. */
+function adminView(lookups: LookupReadModel | undefined): (item: UsageLogEntry) => UsageLogEntry {
+  const channelNames = new Map(lookups?.channels().map((channel) => [channel.channelId, channel.name]));
+  const nameOf = (channelId: string | null | undefined) => (channelId && channelNames.get(channelId)) || null;
+  return (item) => ({
+    ...item,
+    user_email: (item.user_id && lookups?.userById(item.user_id)?.email) || null,
+    channel_name: nameOf(item.channel_id),
+    attempts: item.attempts?.map((attempt) => ({ ...attempt, channel_name: nameOf(attempt.channel_id) })),
+  });
 }

@@ -12,6 +12,19 @@ import { clientAddressOf, isAllowed } from '../security/ip-allowlist.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError } from './errors.ts';
 
+/**
+ * A refusal of a key that was recognised (revoked, disabled, expired, out of quota, wrong address):
+ * the request is recorded as the key's, so that its owner finds it in the usage log.
+ */
+export class KeyRefusedError extends GatewayError {
+  readonly token: TokenDocument;
+
+  constructor(token: TokenDocument, ...rest: ConstructorParameters<typeof GatewayError>) {
+    super(...rest);
+    this.token = token;
+  }
+}
+
 export interface AuthenticatedKey {
   token: TokenDocument;
 }
@@ -65,17 +78,24 @@ function checkKey(
     );
   }
   if (token.revoked)
-    throw new GatewayError('authentication', 'This API key has been revoked. Create a new key in the console.');
-  if (!token.enabled) throw new GatewayError('authentication', 'This API key is disabled. Enable it in the console.');
+    throw new KeyRefusedError(
+      token,
+      'authentication',
+      'This API key has been revoked. Create a new key in the console.',
+    );
+  if (!token.enabled)
+    throw new KeyRefusedError(token, 'authentication', 'This API key is disabled. Enable it in the console.');
   if (lookups.userById(token.userId)?.disabled) {
-    throw new GatewayError(
+    throw new KeyRefusedError(
+      token,
       'authentication',
       'The account this API key belongs to is disabled. Ask an administrator to enable it.',
       { code: 'account_disabled' },
     );
   }
   if (token.expiresAt && Date.parse(token.expiresAt) <= now) {
-    throw new GatewayError(
+    throw new KeyRefusedError(
+      token,
       'authentication',
       `This API key expired at ${token.expiresAt}. Extend it or create a new key in the console.`,
       {
@@ -85,7 +105,8 @@ function checkKey(
   }
   const { usedTokens } = lookups.tokenUsage(token.tokenId);
   if (token.quota !== null && usedTokens >= token.quota) {
-    throw new GatewayError(
+    throw new KeyRefusedError(
+      token,
       'insufficient_quota',
       `This API key has used its quota (${usedTokens} of ${token.quota} tokens). Raise the quota in the console.`,
     );
@@ -94,7 +115,8 @@ function checkKey(
     // Only keys with an allowlist pay for reading the address.
     const clientAddress = clientAddressOf(request, trustProxyHops);
     if (!isAllowed(token.ipAllowlist, clientAddress)) {
-      throw new GatewayError(
+      throw new KeyRefusedError(
+        token,
         'permission',
         `This API key may not be used from ${clientAddress || 'this address'}. Add the address to the key's IP allowlist in the console, or use the key from an allowed address.`,
         { code: 'ip_not_allowed' },

@@ -18,7 +18,7 @@ import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { warningsOf } from '../providers/provider-extensions.ts';
 import { rateLimitError, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
-import { authenticateRequest, authorizeModel } from './authenticate.ts';
+import { authenticateRequest, authorizeModel, KeyRefusedError } from './authenticate.ts';
 import type { BacklogAdmission } from './backlog-admission.ts';
 import { estimatedMaximumCost, hasBudget, reserveBudgets, settleBudgets } from './budget.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
@@ -154,6 +154,10 @@ export async function handleRelay(
     }
     await relayToUpstream({ endpoint, request, response, record, dependencies, signal: abort }, resolved);
   } catch (error) {
+    if (error instanceof KeyRefusedError) {
+      record.userId = error.token.userId;
+      record.tokenId = error.token.tokenId;
+    }
     handleFailure(endpoint, response, record, error);
   } finally {
     const latencyMs = record.elapsedMs();

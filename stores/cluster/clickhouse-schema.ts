@@ -59,7 +59,8 @@ export function schemaStatements(database: string): string[] {
       has_first_token UInt8,
       client_aborted UInt8,
       event_id String,
-      client_request_id String
+      client_request_id String,
+      attempts String
     ) ENGINE = ReplacingMergeTree()
     PARTITION BY toYYYYMM(started_at)
     ORDER BY (user_id, started_at, request_id)`,
@@ -135,6 +136,8 @@ export function schemaStatements(database: string): string[] {
  */
 export const addedColumns: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
   ['requests', 'client_request_id', 'String'],
+  // The upstream calls as JSON, for the usage log's detail panel.
+  ['requests', 'attempts', 'String'],
   // Costs (usage.recorded v2): a usage row without them reads as unpriced (priced = 0).
   ['usage', 'cost_nano_usd', 'UInt64'],
   ['usage', 'priced', 'UInt8'],

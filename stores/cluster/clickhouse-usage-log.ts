@@ -12,6 +12,7 @@
  */
 import type { UsageLogEntry, UsageLogsPage, UsageLogsQuery } from '../../contracts/console-api.ts';
 import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';
+import { attemptsOf } from '../usage-log-attempts.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
@@ -23,17 +24,23 @@ interface PageKey {
   user_id: string;
 }
 
-function conditionsOf(query: UsageLogsQuery & { userId: string | null }): string {
+/** The filters' conditions; the cursor's too unless `withCursor` is false (the count of all matches). */
+function conditionsOf(query: UsageLogsQuery & { userId: string | null }, withCursor = true): string {
   const conditions: string[] = ['1'];
   if (query.userId !== null) conditions.push(`user_id = ${stringLiteral(query.userId)}`);
   if (query.from) conditions.push(`started_at_ms >= ${integerLiteral(Date.parse(query.from))}`);
   if (query.to) conditions.push(`started_at_ms < ${integerLiteral(Date.parse(query.to))}`);
-  if (query.model) conditions.push(`model_requested = ${stringLiteral(query.model)}`);
+  // A part of the name, any case: users remember `sonnet`, not the dated id.
+  if (query.model) conditions.push(`positionCaseInsensitiveUTF8(model_requested, ${stringLiteral(query.model)}) > 0`);
   if (query.token_id) conditions.push(`token_id = ${stringLiteral(query.token_id)}`);
+  if (query.request_id) {
+    const id = stringLiteral(query.request_id);
+    conditions.push(`(request_id = ${id} OR client_request_id = ${id})`);
+  }
   // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
   if (query.status === 'ok') conditions.push(`status < 400 AND error_type = ''`);
   if (query.status === 'error') conditions.push(`(status >= 400 OR error_type != '')`);
-  const cursor = decodeCursor(query.cursor);
+  const cursor = withCursor ? decodeCursor(query.cursor) : null;
   if (cursor) {
     conditions.push(
       `(started_at_ms < ${integerLiteral(cursor.time)} OR (started_at_ms = ${integerLiteral(cursor.time)} AND request_id < ${stringLiteral(cursor.id)}))`,
@@ -65,9 +72,16 @@ export async function readUsageLog(
   query: UsageLogsQuery & { userId: string | null },
 ): Promise<UsageLogsPage> {
   const limit = query.limit ?? 50;
+  // Counted once, for the first page; a redelivered request's unmerged duplicate counts once.
+  const counting = query.cursor
+    ? undefined
+    : rows<{ total: string }>(
+        `SELECT uniqExact(request_id) AS total FROM ${db}.requests WHERE ${conditionsOf(query, false)}`,
+      ).then((found) => Number(found[0]?.total ?? 0));
   const keys = await pageKeys(rows, db, conditionsOf(query), limit + 1);
   const page = keys.slice(0, limit);
-  if (page.length === 0) return { items: [], next_cursor: null };
+  const total = await counting;
+  if (page.length === 0) return { items: [], next_cursor: null, ...(total !== undefined && { total }) };
   // PREWHERE on the time (one small column) leaves only the granules of the page's seconds to read;
   // through the key alone, (user_id, started_at) for a page spread over many users, ClickHouse 18.16
   // read most of the table.
@@ -77,11 +91,13 @@ export async function readUsageLog(
     AND request_id IN (${page.map((key) => stringLiteral(key.request_id)).join(', ')})`;
   const [requests, usage] = await Promise.all([
     rows<Record<string, string | number>>(
-      `SELECT request_id, started_at_ms, token_id, endpoint, model_requested, model_served, stream, status, error_type,
-         latency_ms, first_token_ms, has_first_token FROM ${db}.requests ${located}`,
+      `SELECT request_id, client_request_id, started_at_ms, user_id, token_id, channel_id, endpoint, model_requested,
+         model_served, stream, status, error_type, error_message, latency_ms, first_token_ms, has_first_token, attempts
+       FROM ${db}.requests ${located}`,
     ),
     rows<Record<string, string | number>>(
-      `SELECT request_id, prompt_tokens, completion_tokens, estimated, cost_nano_usd, priced FROM ${db}.usage ${located}`,
+      `SELECT request_id, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, estimated, cost_nano_usd,
+         priced FROM ${db}.usage ${located}`,
     ),
   ]);
   const requestById = new Map(requests.map((row) => [String(row['request_id']), row]));
@@ -90,27 +106,38 @@ export async function readUsageLog(
   return {
     items: page.map((key) => toLogEntry({ ...requestById.get(key.request_id), ...usageById.get(key.request_id) })),
     next_cursor: keys.length > limit ? encodeCursor(Number(last.started_at_ms), last.request_id) : null,
+    ...(total !== undefined && { total }),
   };
 }
 
 function toLogEntry(row: Record<string, string | number>): UsageLogEntry {
   return {
     request_id: String(row['request_id']),
+    client_request_id: textOrNull(row['client_request_id']),
     started_at: new Date(Number(row['started_at_ms'])).toISOString(),
-    token_id: row['token_id'] ? String(row['token_id']) : null,
+    user_id: textOrNull(row['user_id']),
+    token_id: textOrNull(row['token_id']),
+    channel_id: textOrNull(row['channel_id']),
     endpoint: String(row['endpoint']),
     model_requested: row['model_requested'] ? String(row['model_requested']) : null,
     model_served: row['model_served'] ? String(row['model_served']) : null,
     stream: Number(row['stream']) === 1,
     status: Number(row['status']),
-    error_type: row['error_type'] ? String(row['error_type']) : null,
+    error_type: textOrNull(row['error_type']),
+    error_message: textOrNull(row['error_message']),
     prompt_tokens: Number(row['prompt_tokens'] ?? 0),
     completion_tokens: Number(row['completion_tokens'] ?? 0),
+    cached_tokens: Number(row['cached_tokens'] ?? 0),
+    reasoning_tokens: Number(row['reasoning_tokens'] ?? 0),
     usage_estimated: Number(row['estimated'] ?? 0) === 1,
     // No usage row: no tokens used, nothing spent; a usage row without a price: unknown.
     cost_usd:
       row['priced'] === undefined ? 0 : Number(row['priced']) === 1 ? usdOfNano(Number(row['cost_nano_usd'])) : null,
     latency_ms: Number(row['latency_ms']),
     first_token_ms: Number(row['has_first_token']) === 1 ? Number(row['first_token_ms']) : null,
+    attempts: attemptsOf(textOrNull(row['attempts'])),
   };
 }
+
+/** ClickHouse keeps an absent text as ''. */
+const textOrNull = (value: string | number | undefined) => (value ? String(value) : null);

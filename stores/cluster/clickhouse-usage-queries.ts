@@ -4,10 +4,17 @@
  * ClickHouse, in the same shapes as the embedded store.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { UsageLogsPage, UsageLogsQuery, UsageOverview, UsageOverviewQuery } from '../../contracts/console-api.ts';
+import type {
+  ChannelUsage,
+  UsageLogsPage,
+  UsageLogsQuery,
+  UsageOverview,
+  UsageOverviewQuery,
+} from '../../contracts/console-api.ts';
 import type { UsageReadModel } from '../ports.ts';
+import { channelUsageOf } from '../usage-channel.ts';
 import { readOverview } from './clickhouse-overview.ts';
-import { identifier } from './clickhouse-sql.ts';
+import { identifier, integerLiteral } from './clickhouse-sql.ts';
 import { readUsageLog } from './clickhouse-usage-log.ts';
 
 export class ClickHouseUsageQueries implements UsageReadModel {
@@ -26,6 +33,18 @@ export class ClickHouseUsageQueries implements UsageReadModel {
 
   overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview> {
     return readOverview((sql) => this.#rows(sql), this.#database, query);
+  }
+
+  async channelUsage(sinceMs: number): Promise<ChannelUsage[]> {
+    const rows = await this.#rows<{ channel_id: string; calls: string; errors: string; latency: number }>(
+      `SELECT channel_id, sum(calls) AS calls, sum(errors) AS errors, sum(latency_ms_sum) AS latency
+       FROM ${this.#database}.usage_hourly FINAL
+       WHERE hour >= toDateTime(${integerLiteral(Math.floor(sinceMs / 1000))}) AND channel_id != ''
+       GROUP BY channel_id ORDER BY channel_id`,
+    );
+    return rows.map((row) =>
+      channelUsageOf({ ...row, calls: Number(row.calls), errors: Number(row.errors), latency: Number(row.latency) }),
+    );
   }
 
   logs(query: UsageLogsQuery & { userId: string | null }): Promise<UsageLogsPage> {

@@ -49,6 +49,7 @@ function requestRow(event: RequestCompleted) {
     client_aborted: body.clientAborted ? 1 : 0,
     event_id: event.eventId,
     client_request_id: body.clientRequestId ?? '',
+    attempts: body.attempts && body.attempts.length > 0 ? JSON.stringify(body.attempts) : '',
   };
 }
 

@@ -58,6 +58,7 @@ export async function createEmbeddedStores(
     usage: {
       overview: (query) => thread.call({ method: 'overview', query }),
       logs: (query) => thread.call({ method: 'logs', query }),
+      channelUsage: (sinceMs) => thread.call({ method: 'channelUsage', sinceMs }),
     },
     backlog: async () => ({
       outboxDepth: null,

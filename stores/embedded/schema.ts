@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS requests (
   usage_source TEXT,
   -- the caller's own X-Request-Id, for tracing; not unique (added later: usage-migration.ts)
   client_request_id TEXT,
+  -- the upstream calls as JSON ([{channelId, keyIndex, status, error, latencyMs}]), for the log's
+  -- detail panel (added later: usage-migration.ts)
+  attempts TEXT,
   -- the request's cost in nano-dollars from its usage event; NULL when unpriced or before its usage
   -- (added later: usage-migration.ts)
   cost_nano_usd INTEGER,

@@ -95,6 +95,8 @@ async function handle(request: StoreRequest): Promise<unknown> {
       return engine.usage.overview(request.query);
     case 'logs':
       return engine.usage.logs(request.query);
+    case 'channelUsage':
+      return engine.usage.channelUsage(request.sinceMs);
     case 'lag':
       return engine.database.open ? engine.lag() : null;
     case 'close':

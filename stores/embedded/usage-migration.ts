@@ -53,7 +53,8 @@ export function migrateUsageRollups(database: SqliteDatabase): boolean {
   const ranRollups = migrateDailyAndModelRollups(database);
   const ranHourly = migrateHourlyHistograms(database);
   const ranClientIds = addClientRequestIds(database);
-  return ranCosts || ranRollups || ranHourly || ranClientIds;
+  const ranAttempts = addAttempts(database);
+  return ranCosts || ranRollups || ranHourly || ranClientIds || ranAttempts;
 }
 
 const columnsOf = (database: SqliteDatabase, table: string) =>
@@ -154,5 +155,12 @@ function addClientRequestIds(database: SqliteDatabase): boolean {
   const columns = database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('requests');
   if (columns.includes('client_request_id')) return false;
   database.exec('ALTER TABLE requests ADD COLUMN client_request_id TEXT');
+  return true;
+}
+
+/** Files written before requests kept their upstream attempts: the column is added, empty for older rows. */
+function addAttempts(database: SqliteDatabase): boolean {
+  if (columnsOf(database, 'requests').includes('attempts')) return false;
+  database.exec('ALTER TABLE requests ADD COLUMN attempts TEXT');
   return true;
 }

@@ -5,6 +5,7 @@
  * rows with a keyset cursor, so a page costs the same however deep it is.
  */
 import type {
+  ChannelUsage,
   UsageLogEntry,
   UsageLogsPage,
   UsageLogsQuery,
@@ -13,6 +14,8 @@ import type {
 } from '../../contracts/console-api.ts';
 import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';
 import type { UsageReadModel } from '../ports.ts';
+import { channelUsageOf } from '../usage-channel.ts';
+import { attemptsOf } from '../usage-log-attempts.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import type { SqliteDatabase } from './database.ts';
 import { SqliteUsageOverview } from './usage-overview.ts';
@@ -32,6 +35,14 @@ export class SqliteUsageQueries implements UsageReadModel {
     return this.#overview.overview(query);
   }
 
+  async channelUsage(sinceMs: number): Promise<ChannelUsage[]> {
+    const rows = this.#database
+      .prepare(`SELECT channel_id, sum(calls) AS calls, sum(errors) AS errors, sum(latency_ms_sum) AS latency
+        FROM usage_hourly WHERE hour >= ? AND channel_id != '' GROUP BY channel_id ORDER BY channel_id`)
+      .all(sinceMs) as Array<{ channel_id: string; calls: number; errors: number; latency: number }>;
+    return rows.map(channelUsageOf);
+  }
+
   async logs(query: UsageLogsQuery & { userId: string | null }): Promise<UsageLogsPage> {
     const limit = query.limit ?? 50;
     const conditions: string[] = [];
@@ -39,51 +50,71 @@ export class SqliteUsageQueries implements UsageReadModel {
     if (query.userId !== null) conditions.push('user_id = @userId');
     if (query.from) conditions.push('started_at >= @from');
     if (query.to) conditions.push('started_at < @to');
-    if (query.model) conditions.push('model_requested = @model');
+    // A part of the name, any case: users remember `sonnet`, not the dated id.
+    if (query.model) conditions.push("instr(lower(coalesce(model_requested, '')), @model) > 0");
     if (query.token_id) conditions.push('token_id = @tokenId');
+    if (query.request_id) conditions.push('(request_id = @requestId OR client_request_id = @requestId)');
     // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
     if (query.status === 'ok') conditions.push('coalesce(status, 200) < 400 AND error_type IS NULL');
     if (query.status === 'error') conditions.push('(coalesce(status, 200) >= 400 OR error_type IS NOT NULL)');
+    const parameters = {
+      userId: query.userId,
+      from: query.from ? Date.parse(query.from) : null,
+      to: query.to ? Date.parse(query.to) : null,
+      model: query.model?.toLowerCase() ?? null,
+      tokenId: query.token_id ?? null,
+      requestId: query.request_id ?? null,
+      cursorTime: cursor?.time ?? null,
+      cursorId: cursor?.id ?? null,
+      limit: limit + 1,
+    };
+    const matching = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     if (cursor) conditions.push('(started_at < @cursorTime OR (started_at = @cursorTime AND request_id < @cursorId))');
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const rows = this.#database
       .prepare(`SELECT * FROM requests ${where} ORDER BY started_at DESC, request_id DESC LIMIT @limit`)
-      .all({
-        userId: query.userId,
-        from: query.from ? Date.parse(query.from) : null,
-        to: query.to ? Date.parse(query.to) : null,
-        model: query.model ?? null,
-        tokenId: query.token_id ?? null,
-        cursorTime: cursor?.time ?? null,
-        cursorId: cursor?.id ?? null,
-        limit: limit + 1,
-      }) as RequestRow[];
+      .all(parameters) as RequestRow[];
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return {
+    const result: UsageLogsPage = {
       items: page.map(toLogEntry),
       next_cursor: rows.length > limit && last ? encodeCursor(last.started_at, last.request_id) : null,
     };
+    // Counted once, for the first page: later pages keep the figure the client already has.
+    if (!cursor) {
+      result.total = this.#database
+        .prepare(`SELECT count(*) FROM requests ${matching}`)
+        .pluck()
+        .get(parameters) as number;
+    }
+    return result;
   }
 }
 
 interface RequestRow {
   request_id: string;
+  client_request_id: string | null;
   started_at: number;
+  user_id: string;
   token_id: string;
+  channel_id: string | null;
   endpoint: string | null;
   model_requested: string | null;
   model_served: string | null;
   stream: number | null;
   status: number | null;
   error_type: string | null;
+  error_message: string | null;
   prompt_tokens: number;
   completion_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
   usage_source: string | null;
   usage_applied: number;
   cost_nano_usd: number | null;
   latency_ms: number | null;
   first_token_ms: number | null;
+  attempts: string | null;
 }
 
 /** Null for usage of a model with no price; a request that used no tokens cost nothing. */
@@ -95,19 +126,26 @@ function costOf(row: RequestRow): number | null {
 function toLogEntry(row: RequestRow): UsageLogEntry {
   return {
     request_id: row.request_id,
+    client_request_id: row.client_request_id,
     started_at: new Date(row.started_at).toISOString(),
+    user_id: row.user_id || null,
     token_id: row.token_id || null,
+    channel_id: row.channel_id,
     endpoint: row.endpoint ?? '',
     model_requested: row.model_requested,
     model_served: row.model_served,
     stream: row.stream === 1,
     status: row.status ?? 0,
     error_type: row.error_type,
+    error_message: row.error_message,
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
+    cached_tokens: row.cached_tokens,
+    reasoning_tokens: row.reasoning_tokens,
     usage_estimated: row.usage_source === 'estimated',
     cost_usd: costOf(row),
     latency_ms: row.latency_ms ?? 0,
     first_token_ms: row.first_token_ms,
+    attempts: attemptsOf(row.attempts),
   };
 }

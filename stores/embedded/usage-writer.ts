@@ -29,6 +29,7 @@ const requestColumnList = [
   'first_token_ms',
   'client_aborted',
   'client_request_id',
+  'attempts',
 ];
 /** The request's columns a usage event can fill on its own, in the order of `usageKeyValues`. */
 const usageKeyColumnList = ['request_id', 'started_at', 'user_id', 'token_id', 'model_requested', 'channel_id'];
@@ -113,6 +114,7 @@ function requestValues(event: RequestCompleted): unknown[] {
     body.firstTokenMs,
     body.clientAborted ? 1 : 0,
     body.clientRequestId ?? null,
+    body.attempts && body.attempts.length > 0 ? JSON.stringify(body.attempts) : null,
   ];
 }
 

@@ -14,6 +14,7 @@ export type StoreCall =
   | { method: 'sync' }
   | { method: 'overview'; query: UsageOverviewQuery & { userId: string | null } }
   | { method: 'logs'; query: UsageLogsQuery & { userId: string | null } }
+  | { method: 'channelUsage'; sinceMs: number }
   | { method: 'lag' }
   | { method: 'close' };
 

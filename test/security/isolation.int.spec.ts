@@ -42,8 +42,11 @@ const ROUTES: Route[] = [
   { method: 'PATCH', path: '/channels/:id', access: 'admin' },
   { method: 'DELETE', path: '/channels/:id', access: 'admin' },
   { method: 'POST', path: '/channels/:id/test', access: 'admin' },
+  { method: 'GET', path: '/channels/usage', access: 'admin' },
   { method: 'GET', path: '/users', access: 'admin' },
   { method: 'PATCH', path: '/users/:id', access: 'admin' },
+  { method: 'POST', path: '/users', access: 'admin' },
+  { method: 'POST', path: '/users/:id/password-reset', access: 'admin' },
 ];
 
 let harness: Harness;
@@ -116,6 +119,7 @@ function bodyFor(route: Route): unknown {
     return { name: 'evil', type: 'openai', base_url: 'https://example.com/v1', api_key: 'k', models: ['m'] };
   if (route.path === '/channels/:id') return { enabled: false };
   if (route.path === '/users/:id') return { role: 'admin' };
+  if (route.path === '/users') return { email: 'made-by-intruder@example.com' };
   if (route.path === '/auth/password') return { current_password: PASSWORD_A, new_password: 'hijacked-password' };
   return {};
 }

@@ -1,5 +1,5 @@
 /** Sign-up, sign-in, sign-out, who am I, and the password change. */
-import type { ChangePasswordRequest, LoginRequest, RegisterRequest, UserView } from '../../../contracts/console-api.ts';
+import type { ChangePasswordRequest, LoginRequest, RegisterRequest, UserView } from '@contracts/console-api.ts';
 import { api } from './client.ts';
 
 export const registerApi = (input: RegisterRequest) => api.post<UserView>('/auth/register', input);

@@ -3,7 +3,7 @@
  * shape turned into `ApiRequestError`, and an expired session (401 `not_signed_in`) reported to the
  * handler the app installs (it signs the user out and shows the sign-in page with a notice).
  */
-import type { ConsoleError } from '../../../contracts/console-api.ts';
+import type { ConsoleError } from '@contracts/console-api.ts';
 
 export class ApiRequestError extends Error {
   readonly status: number;

@@ -1,10 +1,5 @@
 /** The data overview and the usage log. */
-import type {
-  UsageLogsPage,
-  UsageLogsQuery,
-  UsageOverview,
-  UsageOverviewQuery,
-} from '../../../contracts/console-api.ts';
+import type { UsageLogsPage, UsageLogsQuery, UsageOverview, UsageOverviewQuery } from '@contracts/console-api.ts';
 import { api } from './client.ts';
 
 /** The log query as sent: the contract's fields plus the admin's `user_id` scope. */

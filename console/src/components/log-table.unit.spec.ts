@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
 /** The usage log's cost column: USD for a priced request, "—" with the reason for an unpriced one. */
+
+import type { UsageLogEntry } from '@contracts/console-api.ts';
 import { mount } from '@vue/test-utils';
 import { describe, expect, it } from 'vitest';
-import type { UsageLogEntry } from '../../../contracts/console-api.ts';
 import { i18n, setLocale } from '../locales/index.ts';
 import LogTable from './LogTable.vue';
 

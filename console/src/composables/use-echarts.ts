@@ -5,8 +5,12 @@
  */
 import { onActivated, onBeforeUnmount, onMounted, type Ref } from 'vue';
 import { type ChartOption, echarts } from '../charts/echarts.ts';
+import { THEME_CHANGE_EVENT } from '../lib/theme.ts';
 
+/** The console's theme (lib/theme.ts), else the system's. */
 export function prefersDark(): boolean {
+  const chosen = globalThis.document?.documentElement.dataset['theme'];
+  if (chosen) return chosen === 'dark';
   return globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 }
 
@@ -38,12 +42,14 @@ export function useEcharts(element: Ref<HTMLElement | null>) {
       observer.observe(element.value);
     }
     darkQuery?.addEventListener('change', onThemeChange);
+    globalThis.addEventListener?.(THEME_CHANGE_EVENT, onThemeChange);
   });
   // Kept-alive views come back at their old size; the container may have changed meanwhile.
   onActivated(resize);
   onBeforeUnmount(() => {
     observer?.disconnect();
     darkQuery?.removeEventListener('change', onThemeChange);
+    globalThis.removeEventListener?.(THEME_CHANGE_EVENT, onThemeChange);
     chart?.dispose();
     chart = null;
   });

@@ -1,5 +1,5 @@
+import type { ChannelView } from '@contracts/console-api.ts';
 import { describe, expect, it } from 'vitest';
-import type { ChannelView } from '../../../contracts/console-api.ts';
 import { blankChannelForm, channelFormOf, createRequestOf, updateRequestOf } from './channel-form.ts';
 
 describe('channel form: keys and timeouts', () => {

@@ -1,5 +1,5 @@
 /** The channel form's text fields to and from the API's shapes (models list, model mapping, keys, timeouts). */
-import type { ChannelView, CreateChannelRequest, UpdateChannelRequest } from '../../../contracts/console-api.ts';
+import type { ChannelView, CreateChannelRequest, UpdateChannelRequest } from '@contracts/console-api.ts';
 
 export interface ChannelFormValues {
   name: string;

@@ -1,5 +1,5 @@
 /** CSV (RFC 4180) of usage log rows, with a guard against formula injection in spreadsheet apps. */
-import type { UsageLogEntry } from '../../../contracts/console-api.ts';
+import type { UsageLogEntry } from '@contracts/console-api.ts';
 
 export const CSV_COLUMNS = [
   'started_at',
@@ -19,6 +19,13 @@ export const CSV_COLUMNS = [
   'cost_usd',
   'latency_ms',
   'first_token_ms',
+  // Added later, at the end so that existing spreadsheets' columns keep their places.
+  'client_request_id',
+  'error_message',
+  'cached_tokens',
+  'reasoning_tokens',
+  'user_email',
+  'channel_name',
 ] as const satisfies ReadonlyArray<keyof UsageLogEntry>;
 
 export function csvCell(value: unknown): string {

@@ -63,3 +63,24 @@ export function formatDuration(ms: number | null, locale: string): string {
   if (ms < 1000) return `${formatNumber(Math.round(ms), locale)} ms`;
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(ms / 1000)} s`;
 }
+
+/** A log row's time: to the second, since a page often holds many requests of one minute. */
+export function formatTimeOfDay(iso: string, locale: string): string {
+  return new Intl.DateTimeFormat(locale, {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).format(new Date(iso));
+}
+
+/** The whole timestamp, milliseconds and time zone included: for a hover, and for matching server logs. */
+export function formatFullTimestamp(iso: string, locale: string): string {
+  const date = new Date(iso);
+  const local = new Intl.DateTimeFormat(locale, {
+    dateStyle: 'full',
+    timeStyle: 'long',
+  }).format(date);
+  return `${local} (${iso})`;
+}

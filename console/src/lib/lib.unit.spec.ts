@@ -1,5 +1,5 @@
+import type { ChannelView } from '@contracts/console-api.ts';
 import { describe, expect, it } from 'vitest';
-import type { ChannelView } from '../../../contracts/console-api.ts';
 import { stackByModel } from '../charts/options.ts';
 import { detectLocale } from '../locales/index.ts';
 import { channelFormOf, createRequestOf, parseMapping, updateRequestOf } from './channel-form.ts';
@@ -94,12 +94,16 @@ describe('CSV', () => {
         cost_usd: 0.000251,
         latency_ms: 120,
         first_token_ms: 40,
+        client_request_id: 'trace-1',
+        error_message: null,
+        cached_tokens: 2,
+        reasoning_tokens: 0,
       },
     ]);
     const [header, line] = csv.trim().split('\r\n');
     expect(header!.split(',')).toContain('first_token_ms');
     expect(line).toBe(
-      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40',
+      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40,trace-1,,2,0,,',
     );
   });
 });

@@ -2,9 +2,10 @@
  * Who is signed in. The session itself is an httpOnly cookie; this store mirrors `GET /api/me` and
  * remembers when the server ended the session, so the sign-in page can say why it is shown.
  */
+
+import type { ChangePasswordRequest, LoginRequest, RegisterRequest, UserView } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { ChangePasswordRequest, LoginRequest, RegisterRequest, UserView } from '../../../contracts/console-api.ts';
 import { changePasswordApi, getMeApi, loginApi, logoutApi, registerApi } from '../api/auth.ts';
 import { ApiRequestError } from '../api/client.ts';
 import { useChannelsStore } from './channels.ts';

@@ -1,13 +1,16 @@
 /** Admin: the upstream channels, and the latest test result of each. */
-import { defineStore } from 'pinia';
-import { ref } from 'vue';
+
 import type {
   ChannelTestResult,
+  ChannelUsage,
   ChannelView,
   CreateChannelRequest,
   UpdateChannelRequest,
-} from '../../../contracts/console-api.ts';
+} from '@contracts/console-api.ts';
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
 import {
+  channelUsageApi,
   createChannelApi,
   deleteChannelApi,
   listChannelsApi,
@@ -21,6 +24,28 @@ export const useChannelsStore = defineStore('channels', () => {
   const error = ref<Error | null>(null);
   const testResults = ref<Record<string, ChannelTestResult>>({});
   const testing = ref<Record<string, boolean>>({});
+  /** each channel's calls, errors and latency over the last 24 hours */
+  const usage = ref<Record<string, ChannelUsage>>({});
+  const testingAll = ref(false);
+
+  /** Best effort: the list is useful without the figures. */
+  async function fetchUsage(): Promise<void> {
+    try {
+      usage.value = Object.fromEntries((await channelUsageApi()).items.map((row) => [row.channel_id, row]));
+    } catch {
+      usage.value = {};
+    }
+  }
+
+  /** Tests every channel, one after another (each test is a real upstream call). */
+  async function testAll(): Promise<void> {
+    testingAll.value = true;
+    try {
+      for (const channel of channels.value) await testChannel(channel.id).catch(() => undefined);
+    } finally {
+      testingAll.value = false;
+    }
+  }
 
   async function fetchChannels(): Promise<void> {
     loading.value = true;
@@ -68,6 +93,8 @@ export const useChannelsStore = defineStore('channels', () => {
     error.value = null;
     testResults.value = {};
     testing.value = {};
+    usage.value = {};
+    testingAll.value = false;
   }
 
   return {
@@ -76,6 +103,10 @@ export const useChannelsStore = defineStore('channels', () => {
     error,
     testResults,
     testing,
+    usage,
+    testingAll,
+    fetchUsage,
+    testAll,
     fetchChannels,
     createChannel,
     updateChannel,

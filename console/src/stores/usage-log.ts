@@ -2,9 +2,10 @@
  * The usage log: filters, the current page and the cursors that lead back to earlier pages. The range
  * is resolved once per search so paging stays on the same rows while new traffic arrives.
  */
+
+import type { UsageLogEntry } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { UsageLogEntry } from '../../../contracts/console-api.ts';
 import { listUsageLogsApi, type UsageLogsRequest } from '../api/usage.ts';
 import { toCsv } from '../lib/csv.ts';
 import { defaultSelection, type RangeSelection, resolveRange, type TimeRange } from '../lib/range.ts';
@@ -12,6 +13,8 @@ import { defaultSelection, type RangeSelection, resolveRange, type TimeRange } f
 export interface UsageLogFilters {
   selection: RangeSelection;
   tokenId: string;
+  /** the gateway's request id or the caller's X-Request-Id, pasted whole */
+  requestId: string;
   model: string;
   status: '' | 'ok' | 'error';
   /** `self`, `all` (admins), or a user id (admins) */
@@ -24,6 +27,7 @@ export const MAX_EXPORT_ROWS = 10_000;
 const defaultFilters = (): UsageLogFilters => ({
   selection: defaultSelection(),
   tokenId: '',
+  requestId: '',
   model: '',
   status: '',
   scope: 'self',
@@ -35,6 +39,8 @@ export const useUsageLogStore = defineStore('usage-log', () => {
   /** the cursor each page was fetched with; the first page has none */
   const cursors = ref<Array<string | undefined>>([]);
   const nextCursor = ref<string | null>(null);
+  /** how many requests match the filters (the first page's count, kept while paging) */
+  const total = ref<number | null>(null);
   const range = ref<TimeRange | null>(null);
   const loading = ref(false);
   const exporting = ref(false);
@@ -42,12 +48,13 @@ export const useUsageLogStore = defineStore('usage-log', () => {
   const page = computed(() => Math.max(cursors.value.length, 1));
 
   function query(cursor: string | undefined, limit = PAGE_SIZE): UsageLogsRequest {
-    const { tokenId, model, status, scope } = filters.value;
+    const { tokenId, requestId, model, status, scope } = filters.value;
     return {
       ...range.value,
       limit,
       ...(cursor && { cursor }),
       ...(tokenId && { token_id: tokenId }),
+      ...(requestId.trim() && { request_id: requestId.trim() }),
       ...(model.trim() && { model: model.trim() }),
       ...(status && { status }),
       ...(scope !== 'self' && { user_id: scope }),
@@ -61,6 +68,7 @@ export const useUsageLogStore = defineStore('usage-log', () => {
       const result = await listUsageLogsApi(query(cursor));
       items.value = result.items;
       nextCursor.value = result.next_cursor;
+      if (result.total !== undefined) total.value = result.total;
       cursors.value = pageCursors;
     } catch (caught) {
       error.value = caught as Error;
@@ -108,6 +116,7 @@ export const useUsageLogStore = defineStore('usage-log', () => {
     items.value = [];
     cursors.value = [];
     nextCursor.value = null;
+    total.value = null;
     range.value = null;
     loading.value = false;
     exporting.value = false;
@@ -119,6 +128,7 @@ export const useUsageLogStore = defineStore('usage-log', () => {
     items,
     page,
     nextCursor,
+    total,
     range,
     loading,
     exporting,

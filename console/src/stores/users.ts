@@ -1,8 +1,9 @@
 /** Admin: the accounts, their roles and whether they are disabled. */
+
+import type { AdminUserView, CreateUserRequest, TemporaryPassword, UpdateUserRequest } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { AdminUserView, UpdateUserRequest } from '../../../contracts/console-api.ts';
-import { listUsersApi, updateUserApi } from '../api/users.ts';
+import { createUserApi, listUsersApi, updateUserApi } from '../api/users.ts';
 
 export const useUsersStore = defineStore('users', () => {
   const users = ref<AdminUserView[]>([]);
@@ -23,6 +24,13 @@ export const useUsersStore = defineStore('users', () => {
     }
   }
 
+  /** Opens an account; the answer holds its temporary password, to be shown once. */
+  async function createUser(input: CreateUserRequest): Promise<TemporaryPassword> {
+    const created = await createUserApi(input);
+    users.value = [...users.value, created.user];
+    return created;
+  }
+
   async function updateUser(id: string, input: UpdateUserRequest): Promise<AdminUserView> {
     const updated = await updateUserApi(id, input);
     users.value = users.value.map((user) => (user.id === id ? updated : user));
@@ -36,5 +44,5 @@ export const useUsersStore = defineStore('users', () => {
     error.value = null;
   }
 
-  return { users, loading, loaded, error, fetchUsers, updateUser, $reset };
+  return { users, loading, loaded, error, fetchUsers, createUser, updateUser, $reset };
 });

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
+
+import type { ChannelView } from '@contracts/console-api.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ChannelView } from '../../../contracts/console-api.ts';
 import { fakeApi } from '../testing/fake-api.ts';
 import { mountPage, settle } from '../testing/mount.ts';
 import ChannelsView from './ChannelsView.vue';
@@ -58,5 +59,39 @@ describe('ChannelsView', () => {
     await form.trigger('submit');
     await settle();
     expect(calls.find((call) => call.method === 'PATCH')!.body).toEqual({ weight: 4 });
+  });
+
+  it('tests every channel at once, shows each one’s last 24 hours, and words an unreachable upstream', async () => {
+    const { calls } = fakeApi({
+      'GET /channels': () => ({ items: [channel({}), channel({ id: 'c2', name: 'quiet' })] }),
+      'GET /channels/usage': () => ({
+        since: '2025-01-01T00:00:00.000Z',
+        items: [{ channel_id: 'c1', calls: 200, errors: 5, average_latency_ms: 420 }],
+      }),
+      'POST /channels/c1/test': () => ({ ok: true, status: 200, model: 'llama', latency_ms: 120, error: null }),
+      'POST /channels/c2/test': () => ({
+        ok: false,
+        status: 0,
+        model: 'llama',
+        latency_ms: 3000,
+        error: 'connect ECONNREFUSED',
+      }),
+    });
+    const { wrapper } = await mountPage(ChannelsView, { path: '/admin/channels', user: { role: 'admin' } });
+    await settle();
+    expect(wrapper.find('tr[data-channel=internal] [data-test=channel-usage]').text()).toBe(
+      'Last 24 h: 200 calls · 2.5% errors · 420 ms average',
+    );
+    expect(wrapper.find('tr[data-channel=quiet] [data-test=channel-usage]').text()).toBe('No calls in the last 24 h');
+    await wrapper.find('[data-test=test-all]').trigger('click');
+    await settle();
+    expect(calls.filter((call) => call.method === 'POST').map((call) => call.path)).toEqual([
+      '/channels/c1/test',
+      '/channels/c2/test',
+    ]);
+    expect(wrapper.find('tr[data-channel=internal] [data-test=test-result]').text()).toContain('OK');
+    const failed = wrapper.find('tr[data-channel=quiet] [data-test=test-result]').text();
+    expect(failed).toBe('Could not reach the upstream: connect ECONNREFUSED');
+    expect(failed).not.toContain('(0)');
   });
 });

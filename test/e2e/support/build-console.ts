@@ -26,6 +26,7 @@ function sourceStamp(): string {
     ...filesUnder(path.join(consoleRoot, 'src')).filter((file) => !file.endsWith('.spec.ts')),
     path.join(consoleRoot, 'index.html'),
     path.join(consoleRoot, 'vite.config.ts'),
+    path.join(consoleRoot, 'vite-precompress.ts'),
     path.join(root, 'contracts', 'console-api.ts'),
   ].sort();
   const hash = createHash('sha256');

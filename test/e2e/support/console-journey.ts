@@ -191,8 +191,8 @@ export function consoleJourney(options: JourneyOptions): void {
       expect(firstRow).toContain('gpt-4o-mini');
       await screenshot(page, `${options.artifacts}/usage-log`);
 
+      // Filters apply as they change: no button to press.
       await page.selectOption('[data-test=filter-status]', 'error');
-      await page.click('[data-test=apply-filters]');
       await page.waitForFunction(() => document.querySelectorAll('[data-test=log-table] tbody tr').length === 1);
       expect(await page.textContent('[data-test=log-table] tbody')).toContain('400');
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-test=export-csv]')]);
@@ -284,11 +284,14 @@ export function consoleJourney(options: JourneyOptions): void {
         await adminPage.click('a[href="/admin/users"]');
         const userRow = adminPage.locator(`tr[data-user="${USER.email}"]`);
         await userRow.locator('[data-test=toggle-user]').click();
+        // Asked first: a disable signs the user out and refuses their keys.
+        await adminPage.click('.dialog[open] [data-test=confirm]');
         await waitForText(adminPage, `tr[data-user="${USER.email}"]`, 'Disabled');
         await screenshot(adminPage, `${options.artifacts}/users`);
         await page.click('a[href="/overview"]');
         await page.waitForURL('**/sign-in?**');
         await userRow.locator('[data-test=toggle-user]').click();
+        await adminPage.click('.dialog[open] [data-test=confirm]');
         await waitForText(adminPage, `tr[data-user="${USER.email}"]`, 'Active');
         await adminPage.click('[data-test=sign-out]');
         await adminPage.waitForURL('**/sign-in?signedOut=1');
@@ -321,7 +324,8 @@ export function consoleJourney(options: JourneyOptions): void {
         await phonePage.keyboard.type(USER.password);
         await phonePage.keyboard.press('Enter');
         await phonePage.waitForURL('**/overview');
-        await waitForText(phonePage, '[data-stat=calls] .stat-value', '4');
+        // Four answered calls and the one refused for the revoked key, which is the user's too.
+        await waitForText(phonePage, '[data-stat=calls] .stat-value', '5');
         await screenshot(phonePage, `${options.artifacts}/phone-overview-zh`);
         await phonePage.click('[data-test=menu]');
         await phonePage.waitForSelector('.nav-open .sidebar');

@@ -1,0 +1,45 @@
+/**
+ * The usage log read from a real ClickHouse: the shared scenario (test/support/usage-log-scenario.ts),
+ * the same one the SQLite store runs, its events written twice so that unmerged duplicates are there.
+ */
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
+import { ClickHouseUsageWriter } from '../../stores/cluster/clickhouse-usage-writer.ts';
+import { migrateClickHouse } from '../../stores/cluster/connections.ts';
+import {
+  checkChannelUsageScenario,
+  checkUsageLogScenario,
+  usageLogScenarioEvents,
+} from '../support/usage-log-scenario.ts';
+import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
+
+const services: ClusterServices | null = resolveClusterServices();
+const database = `usagelog${Date.now().toString(36)}`;
+let client: ClickHouseClient;
+
+describe.skipIf(services === null)('the usage log on a real ClickHouse', () => {
+  beforeAll(async () => {
+    client = createClient({ url: services!.clickhouseUrl });
+    await migrateClickHouse(client, database);
+    const writer = new ClickHouseUsageWriter(client, database);
+    const events = usageLogScenarioEvents();
+    await writer.write(events);
+    await writer.write(events.slice(3, 11));
+  });
+
+  afterAll(async () => {
+    await client?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    await client?.close();
+  });
+
+  it('finds requests by id, model part and outcome, with their messages, attempts, tokens and count', async () => {
+    const queries = new ClickHouseUsageQueries(client, database);
+    await checkUsageLogScenario((query) => queries.logs(query));
+  });
+
+  it('sums each channel’s calls, errors and latency since a time, duplicates once', async () => {
+    const queries = new ClickHouseUsageQueries(client, database);
+    await checkChannelUsageScenario((since) => queries.channelUsage(since));
+  });
+});
