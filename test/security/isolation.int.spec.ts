@@ -35,6 +35,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/tokens', access: 'user' },
   { method: 'PATCH', path: '/tokens/:id', access: 'user' },
   { method: 'DELETE', path: '/tokens/:id', access: 'user' },
+  { method: 'GET', path: '/models', access: 'user' },
   { method: 'GET', path: '/usage/overview', access: 'user' },
   { method: 'GET', path: '/usage/logs', access: 'user' },
   { method: 'GET', path: '/channels', access: 'admin' },
