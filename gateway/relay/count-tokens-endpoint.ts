@@ -15,9 +15,8 @@ import type { Route } from './channel-router.ts';
 import { type EndpointSpec, messagesEndpoint } from './endpoints.ts';
 import { UpstreamCallError } from './errors.ts';
 import { estimatePromptTokens } from './estimate-usage.ts';
-import { type AttemptTiming, MAX_ERROR_BODY, type RelayCall } from './relay-call.ts';
-import { upstreamError } from './upstream-error.ts';
-import { redirected } from './upstream-reply-errors.ts';
+import { refuseUnsuccessful } from './relay-buffered.ts';
+import type { AttemptTiming, RelayCall } from './relay-call.ts';
 
 export const ESTIMATE_HEADER = 'x-gateway-token-count';
 
@@ -54,15 +53,7 @@ async function countedUpstream(
   attempt.status = reply.statusCode;
   attempt.latencyMs = performance.now() - started;
   if (reply.statusCode < 400) dependencies.breakers?.onSuccess(route.channel.channelId);
-  if (reply.statusCode >= 400) {
-    throw upstreamError(
-      reply.statusCode,
-      reply.body.toString('utf8', 0, MAX_ERROR_BODY),
-      reply.header('retry-after'),
-      route.channel,
-    );
-  }
-  if (reply.statusCode >= 300) throw redirected(reply.statusCode);
+  refuseUnsuccessful(reply, route.channel);
   let count: unknown;
   try {
     count = (JSON.parse(reply.body.toString('utf8')) as { input_tokens?: unknown } | null)?.input_tokens;

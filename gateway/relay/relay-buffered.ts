@@ -4,11 +4,26 @@
  * format when the channel speaks the other one, and sent with its length. The upstream client caps
  * the reply's size (UPSTREAM_REPLY_LIMIT_BYTES).
  */
+import type { BufferedReply } from './buffered-reply.ts';
+import type { Route } from './channel-router.ts';
 import { UpstreamCallError } from './errors.ts';
 import { estimateUsage } from './estimate-usage.ts';
 import { MAX_ERROR_BODY, noteAnswer, type RelayCall, type UpstreamExchange } from './relay-call.ts';
 import { upstreamError } from './upstream-error.ts';
 import { compressed, redirected } from './upstream-reply-errors.ts';
+
+/** An error answer becomes the gateway's error (its message scrubbed), a redirect a 502: neither is passed on. */
+export function refuseUnsuccessful(reply: BufferedReply, channel: Route['channel']): void {
+  if (reply.statusCode >= 400) {
+    throw upstreamError(
+      reply.statusCode,
+      reply.body.toString('utf8', 0, MAX_ERROR_BODY),
+      reply.header('retry-after'),
+      channel,
+    );
+  }
+  if (reply.statusCode >= 300) throw redirected(reply.statusCode);
+}
 
 export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange): Promise<void> {
   const { record, response, signal, dependencies } = call;
@@ -16,15 +31,7 @@ export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange)
   const started = performance.now();
   const reply = await dependencies.upstream.sendBuffered(built.upstream, signal, route.channel);
   noteAnswer(call, exchange, reply.statusCode, started);
-  if (reply.statusCode >= 400) {
-    throw upstreamError(
-      reply.statusCode,
-      reply.body.toString('utf8', 0, MAX_ERROR_BODY),
-      reply.header('retry-after'),
-      route.channel,
-    );
-  }
-  if (reply.statusCode >= 300) throw redirected(reply.statusCode);
+  refuseUnsuccessful(reply, route.channel);
   let parsed: unknown;
   try {
     parsed = JSON.parse(reply.body.toString('utf8'));
