@@ -1,4 +1,5 @@
 /** English messages; `zh-cn.ts` must have the same keys (checked by its type). */
+import { apiErrorsEn } from './api-errors.ts';
 export const en = {
   app: {
     name: 'LLM Gateway',
@@ -316,13 +317,7 @@ export const en = {
     enableTitle: 'Enable the account?',
     confirmEnable: '{email} can sign in again, and their keys work again.',
   },
-  apiErrors: {
-    invalid_credentials: 'Email or password is incorrect.',
-    email_taken: 'An account with this email already exists. Sign in instead.',
-    wrong_password: 'The current password is incorrect.',
-    account_disabled: 'This account is disabled. Ask an administrator to enable it.',
-    network_error: 'Could not reach the gateway. Check your connection and try again.',
-  },
+  apiErrors: apiErrorsEn,
   errors: {
     notFound: 'This page does not exist.',
     backHome: 'Back to the overview',

@@ -1,4 +1,5 @@
 /** 简体中文 messages, with the same keys as `en.ts`. */
+import { apiErrorsZh } from './api-errors.ts';
 import type { Messages } from './en.ts';
 
 export const zhCN: Messages = {
@@ -315,13 +316,7 @@ export const zhCN: Messages = {
     enableTitle: '启用账户？',
     confirmEnable: '{email} 将可以再次登录，其密钥也将恢复可用。',
   },
-  apiErrors: {
-    invalid_credentials: '邮箱或密码不正确。',
-    email_taken: '该邮箱已注册，请直接登录。',
-    wrong_password: '当前密码不正确。',
-    account_disabled: '该账户已被禁用，请联系管理员启用。',
-    network_error: '无法连接网关，请检查网络后重试。',
-  },
+  apiErrors: apiErrorsZh,
   errors: {
     notFound: '页面不存在。',
     backHome: '返回数据概览',
