@@ -19,6 +19,7 @@ export const en = {
     yes: 'Yes',
     no: 'No',
     refresh: 'Refresh',
+    tooLong: 'At most {limit} characters fit; this is {count}.',
   },
   nav: {
     overview: 'Overview',
@@ -74,6 +75,8 @@ export const en = {
     createTitle: 'Create an API key',
     nameHint: 'What or who uses this key, e.g. “laptop” or “ci”.',
     expiresAt: 'Expires on (optional)',
+    expiredWarning: 'This date has passed: the key would be expired from the start and refuse every request.',
+    createExpired: 'Create it expired',
     quotaLabel: 'Token quota (optional)',
     quotaHint: 'Total tokens this key may use; empty is unlimited.',
     modelsLabel: 'Allowed models (optional)',

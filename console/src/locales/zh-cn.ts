@@ -21,6 +21,7 @@ export const zhCN: Messages = {
     yes: '是',
     no: '否',
     refresh: '刷新',
+    tooLong: '最多 {limit} 个字符，当前 {count} 个。',
   },
   nav: {
     overview: '数据概览',
@@ -76,6 +77,8 @@ export const zhCN: Messages = {
     createTitle: '创建 API 密钥',
     nameHint: '用途或使用者，例如“笔记本”或“ci”。',
     expiresAt: '过期日期（可选）',
+    expiredWarning: '该日期已过：密钥一创建就已过期，会拒绝所有请求。',
+    createExpired: '仍然创建（已过期）',
     quotaLabel: 'Token 额度（可选）',
     quotaHint: '此密钥可使用的 token 总数；留空表示不限。',
     modelsLabel: '允许的模型（可选）',
