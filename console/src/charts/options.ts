@@ -2,7 +2,7 @@
  * Pure builders of the overview's chart options, from the overview's rows to ECharts options. Kept
  * apart from the SFCs so they are tested without a canvas.
  */
-import type { UsageOverview } from '../../../contracts/console-api.ts';
+import type { UsageOverview } from '@contracts/console-api.ts';
 import type { ChartOption } from './echarts.ts';
 
 type SeriesRow = UsageOverview['series'][number];

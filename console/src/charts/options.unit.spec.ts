@@ -3,8 +3,9 @@
  * a model each; small shares are grouped as "other"; counts are not smoothed; hourly labels over
  * several days carry the date.
  */
+
+import type { UsageOverview } from '@contracts/console-api.ts';
 import { describe, expect, it } from 'vitest';
-import type { UsageOverview } from '../../../contracts/console-api.ts';
 import { formatBucket } from '../lib/format.ts';
 import { modelGroups, OTHER, REFUSED, shareRows, stackByModel, timeSeriesOption } from './options.ts';
 

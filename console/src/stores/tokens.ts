@@ -1,12 +1,8 @@
 /** The signed-in user's API keys. The plaintext key of a new key is returned to the caller, never kept. */
+
+import type { CreatedToken, CreateTokenRequest, TokenView, UpdateTokenRequest } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type {
-  CreatedToken,
-  CreateTokenRequest,
-  TokenView,
-  UpdateTokenRequest,
-} from '../../../contracts/console-api.ts';
 import { createTokenApi, listTokensApi, revokeTokenApi, updateTokenApi } from '../api/tokens.ts';
 
 export const useTokensStore = defineStore('tokens', () => {

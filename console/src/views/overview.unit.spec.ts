@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
+
+import type { UsageOverview } from '@contracts/console-api.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { UsageOverview } from '../../../contracts/console-api.ts';
 import AppShell from '../components/AppShell.vue';
 import { fakeApi } from '../testing/fake-api.ts';
 import { mountPage, settle } from '../testing/mount.ts';
