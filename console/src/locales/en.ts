@@ -156,7 +156,7 @@ export const en = {
       share: 'Share by model',
       topKeys: 'Top keys',
       callsSummary: '{total} calls over {buckets} buckets, by model ({list})',
-      tokensSummary: '{total} tokens over {buckets} buckets, by model',
+      tokensSummary: '{total} tokens over {buckets} buckets, by model ({list})',
       shareSummary: 'Tokens by model: {list}',
       spend: 'Spend by model',
       spendSummary: 'Spend by model: {list}',

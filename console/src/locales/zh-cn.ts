@@ -155,7 +155,7 @@ export const zhCN: Messages = {
       share: '模型占比',
       topKeys: '密钥排行',
       callsSummary: '{buckets} 个时间段共 {total} 次调用，按模型堆叠（{list}）',
-      tokensSummary: '{buckets} 个时间段共 {total} tokens，按模型堆叠',
+      tokensSummary: '{buckets} 个时间段共 {total} tokens，按模型堆叠（{list}）',
       shareSummary: '各模型 tokens：{list}',
       spend: '各模型花费',
       spendSummary: '各模型花费：{list}',

@@ -69,6 +69,13 @@ describe('OverviewView', () => {
     expect(wrapper.find('[data-stat=average-latency] .stat-value').text()).toBe('420 ms');
     expect(wrapper.find('[data-stat=p95-latency] .stat-value').text()).toBe('1.5 s');
     expect(wrapper.find('[data-chart-summary=calls]').attributes('data-total')).toBe('4');
+    // One chart component for both measures: each its own total, title and busy buckets.
+    expect(wrapper.find('[data-chart-summary=tokens]').attributes('data-total')).toBe('60');
+    expect(wrapper.findAll('.chart-title').map((title) => title.text())).toContain('Tokens over time');
+    expect(wrapper.find('[data-chart-summary=calls]').text()).toMatch(/^4 calls over 24 buckets, by model \(.+: 4\)$/);
+    expect(wrapper.find('[data-chart-summary=tokens]').text()).toMatch(
+      /^60 tokens over 24 buckets, by model \(.+: 60\)$/,
+    );
     const series = options.map((option) => (option as { series: Array<{ name?: string; type: string }> }).series);
     expect(series[0]!.map((each) => each.name)).toEqual(['gpt-4o', 'claude']);
     expect(series[0]![0]!.type).toBe('bar');
