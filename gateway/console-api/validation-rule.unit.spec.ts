@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import {
   createTokenRequestSchema,
   registerRequestSchema,
@@ -7,7 +8,7 @@ import {
 } from '../../contracts/console-api.ts';
 import { brokenRule } from './validation-rule.ts';
 
-function ruleOf(schema: { safeParse(input: unknown): { error?: { issues: never[] } } }, input: unknown) {
+function ruleOf(schema: z.ZodType, input: unknown) {
   const issues = schema.safeParse(input).error?.issues;
   if (!issues) throw new Error('the input was accepted');
   return brokenRule(issues, input);
