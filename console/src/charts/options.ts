@@ -137,7 +137,8 @@ export function topKeysOption(
   return {
     grid: { left: 8, right: 24, top: 8, bottom: 8, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (value) => valueLabel(Number(value)) },
-    xAxis: { type: 'value', axisLabel: { formatter: (value: number) => valueLabel(value) } },
+    // Small dollar amounts are long labels: the axis drops those that would overlap (each bar has its value).
+    xAxis: { type: 'value', axisLabel: { formatter: (value: number) => valueLabel(value), hideOverlap: true } },
     yAxis: { type: 'category', data: ordered.map((row) => row.label) },
     series: [
       {
