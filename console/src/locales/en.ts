@@ -53,6 +53,7 @@ export const en = {
     newPassword: 'New password',
     confirmPassword: 'Repeat the new password',
     mismatch: 'The two new passwords differ.',
+    samePassword: 'Choose a new password different from the current one.',
     changed: 'Password changed. Your other sessions have been signed out.',
     roles: { user: 'User', admin: 'Administrator' },
   },

@@ -55,6 +55,7 @@ export const zhCN: Messages = {
     newPassword: '新密码',
     confirmPassword: '再次输入新密码',
     mismatch: '两次输入的新密码不一致。',
+    samePassword: '新密码不能与当前密码相同。',
     changed: '密码已修改，其他会话已退出登录。',
     roles: { user: '普通用户', admin: '管理员' },
   },
