@@ -274,7 +274,8 @@ export const en = {
     testFailed: 'Failed ({status}): {error}',
     testUnreachable: 'Could not reach the upstream: {error}',
     testAll: 'Test all',
-    recentUsage: 'Last 24 h: {calls} calls · {errors} errors · {latency} average',
+    recentUsage:
+      'Last 24 h: {calls} call · {errors} errors · {latency} average | Last 24 h: {calls} calls · {errors} errors · {latency} average',
     noRecentUsage: 'No calls in the last 24 h',
     delete: 'Delete',
     deleteTitle: 'Delete this channel?',
