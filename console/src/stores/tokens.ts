@@ -1,6 +1,6 @@
 /** The signed-in user's API keys. The plaintext key of a new key is returned to the caller, never kept. */
 
-import type { CreatedToken, CreateTokenRequest, TokenView, UpdateTokenRequest } from '@contracts/console-api.ts';
+import type { CreatedToken, CreateTokenRequest, UpdateTokenRequest } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
 import { createTokenApi, listTokensApi, revokeTokenApi, updateTokenApi } from '../api/tokens.ts';
 import { useListLoader } from '../composables/use-list-loader.ts';
