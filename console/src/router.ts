@@ -21,9 +21,27 @@ declare module 'vue-router' {
     /** reachable signed out */
     public?: boolean;
     admin?: boolean;
-    /** message key of the page title */
+    /** message key of the page title, also its name in the navigation */
     title?: string;
+    /** listed in the navigation with this icon (NavIcon's names), in the order of the routes */
+    nav?: string;
   }
+}
+
+/** A page the navigation lists: built from the routes' meta, so a new page is one route entry. */
+export interface NavItem {
+  to: string;
+  title: string;
+  icon: string;
+  admin: boolean;
+}
+
+export function navItems(router: Router): NavItem[] {
+  return router.options.routes.flatMap((route) =>
+    route.meta?.nav && route.meta.title
+      ? [{ to: route.path, title: route.meta.title, icon: route.meta.nav, admin: route.meta.admin === true }]
+      : [],
+  );
 }
 
 export function createAppRouter(pinia: Pinia, history: RouterHistory = createWebHistory()): Router {
@@ -33,19 +51,31 @@ export function createAppRouter(pinia: Pinia, history: RouterHistory = createWeb
       { path: '/sign-in', component: SignInView, meta: { public: true, title: 'auth.signIn' } },
       { path: '/sign-up', component: SignUpView, meta: { public: true, title: 'auth.signUp' } },
       { path: '/', redirect: '/overview' },
-      { path: '/overview', component: () => import('./views/OverviewView.vue'), meta: { title: 'nav.overview' } },
-      { path: '/tokens', component: () => import('./views/TokensView.vue'), meta: { title: 'nav.tokens' } },
-      { path: '/logs', component: () => import('./views/UsageLogView.vue'), meta: { title: 'nav.logs' } },
-      { path: '/account', component: () => import('./views/AccountView.vue'), meta: { title: 'nav.account' } },
+      {
+        path: '/overview',
+        component: () => import('./views/OverviewView.vue'),
+        meta: { title: 'nav.overview', nav: 'overview' },
+      },
+      {
+        path: '/tokens',
+        component: () => import('./views/TokensView.vue'),
+        meta: { title: 'nav.tokens', nav: 'tokens' },
+      },
+      { path: '/logs', component: () => import('./views/UsageLogView.vue'), meta: { title: 'nav.logs', nav: 'logs' } },
+      {
+        path: '/account',
+        component: () => import('./views/AccountView.vue'),
+        meta: { title: 'nav.account', nav: 'account' },
+      },
       {
         path: '/admin/channels',
         component: () => import('./views/ChannelsView.vue'),
-        meta: { admin: true, title: 'nav.channels' },
+        meta: { admin: true, title: 'nav.channels', nav: 'channels' },
       },
       {
         path: '/admin/users',
         component: () => import('./views/UsersView.vue'),
-        meta: { admin: true, title: 'nav.users' },
+        meta: { admin: true, title: 'nav.users', nav: 'users' },
       },
       { path: '/:path(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'errors.notFound' } },
     ],

@@ -10,21 +10,26 @@ import { log } from '../../platform/log.ts';
 import { GuardBusyError } from '../../stores/ports.ts';
 import { CommandError, type CommandErrorKind } from '../commands/errors.ts';
 import { describeIssues, firstIssueField } from '../relay/validation-message.ts';
+import { type BrokenRule, brokenRule } from './validation-rule.ts';
 
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field: string | undefined;
+  readonly broken: BrokenRule | null;
 
-  constructor(status: number, code: string, message: string, field?: string) {
+  constructor(status: number, code: string, message: string, field?: string, broken: BrokenRule | null = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.field = field;
+    this.broken = broken;
   }
 
   body(): ConsoleError {
-    return { error: { code: this.code, message: this.message, ...(this.field && { field: this.field }) } };
+    return {
+      error: { code: this.code, message: this.message, ...(this.field && { field: this.field }), ...this.broken },
+    };
   }
 }
 
@@ -48,6 +53,7 @@ export function parseOrThrow<Output>(schema: z.ZodType<Output>, input: unknown):
     'invalid_request',
     describeIssues(result.error.issues),
     firstIssueField(result.error.issues) ?? undefined,
+    brokenRule(result.error.issues, input),
   );
 }
 

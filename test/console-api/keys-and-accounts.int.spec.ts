@@ -46,7 +46,7 @@ describe('accounts', () => {
     expect((await console.call('GET', '/api/me')).body.id).toBe(user.id);
   });
 
-  it('refuses a duplicate email, a short password and a malformed email with the field named', async () => {
+  it('refuses a duplicate email, a short password and a malformed email with the field and rule named', async () => {
     const console = new ConsoleClient(harness.baseUrl);
     await console.register('bob@example.com');
     const duplicate = await new ConsoleClient(harness.baseUrl).call('POST', '/api/auth/register', {
@@ -55,12 +55,19 @@ describe('accounts', () => {
     });
     expect(duplicate.status).toBe(409);
     const short = await console.call('POST', '/api/auth/register', { email: 'carol@example.com', password: 'short' });
-    expect(short.body.error).toMatchObject({ code: 'invalid_request', field: 'password' });
+    // The rule and its bound, for a console to say in its own language; the sentence for scripts.
+    expect(short.body.error).toEqual({
+      code: 'invalid_request',
+      field: 'password',
+      rule: 'too_short',
+      limit: 8,
+      message: 'password: must be at least 8 characters',
+    });
     const malformed = await console.call('POST', '/api/auth/register', {
       email: 'not-an-email',
       password: 'long enough pw',
     });
-    expect(malformed.body.error.field).toBe('email');
+    expect(malformed.body.error).toMatchObject({ field: 'email', rule: 'invalid_email' });
   });
 
   it('creates the first admin from ADMIN_EMAIL and ADMIN_PASSWORD', async () => {

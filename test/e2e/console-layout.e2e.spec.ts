@@ -5,7 +5,7 @@
  * each page, size and language go to test/artifacts/layout/.
  */
 import { get } from 'node:http';
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../support/gateway-harness.ts';
@@ -17,7 +17,7 @@ const ARTIFACTS = 'layout';
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1440, height: 900 };
 const signedOutPages = ['/sign-in', '/sign-up'];
-const signedInPages = ['/overview', '/logs', '/tokens', '/account', '/admin/channels', '/admin/users'];
+const signedInPages = ['/overview', '/logs', '/tokens', '/account', '/admin/channels', '/admin/users', '/no-such-page'];
 
 let harness: Harness;
 let browser: Browser;
@@ -70,7 +70,7 @@ function headersOf(
   });
 }
 
-it('serves the built console precompressed, its hashed assets cached for a year', async () => {
+it('serves the built console precompressed (brotli, else gzip), its hashed assets cached for a year', async () => {
   const index = await (await fetch(`${harness.baseUrl}/overview`)).text();
   const assets = [...index.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]!);
   expect(assets.length).toBeGreaterThan(0);
@@ -84,7 +84,14 @@ it('serves the built console precompressed, its hashed assets cached for a year'
     });
     // The compressed copy is the file served to a browser that takes no compression, byte for byte.
     const plain = await headersOf(asset, 'identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
     expect(brotliDecompressSync(body).equals(plain.body)).toBe(true);
+    // A client without brotli gets the gzip copy, the same bytes once unpacked.
+    const gzipped = await headersOf(asset, 'gzip, deflate');
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(String(gzipped.headers.vary).toLowerCase()).toContain('accept-encoding');
+    expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+    expect(gzipped.body.length).toBeLessThan(plain.body.length);
   }
   expect((await headersOf('/overview', 'br')).headers['cache-control']).toBe('no-cache');
 });

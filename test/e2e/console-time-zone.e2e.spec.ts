@@ -1,7 +1,7 @@
 /**
  * The overview in the browser's time zone (issue 27 item 1), in Chromium with its zone set: a call at
  * 01:23 in Shanghai is shown under that Shanghai day, under the previous day in New York and in UTC,
- * and the page says which zone its days are in, with a switch to UTC.
+ * and the page says which zone its days are in, with a switch to UTC; hourly labels over a week are dated.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -60,6 +60,9 @@ describe('the overview in the browser’s time zone', () => {
         await page.check('[data-test=utc]');
         await waitForText(page, '[data-test=time-zone]', 'Times in UTC');
         await waitForText(page, '[data-chart-summary=calls]', `(${dayIn('UTC')}: 1)`);
+        // Hourly over a week: each hour's label carries its date, and the call is in the 17:00 UTC hour.
+        await page.selectOption('[data-test=granularity]', 'hour');
+        await waitForText(page, '[data-chart-summary=calls]', `(${dayIn('UTC')}, 05:00 PM: 1)`);
       } finally {
         await opened.close();
       }

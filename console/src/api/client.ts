@@ -3,19 +3,27 @@
  * shape turned into `ApiRequestError`, and an expired session (401 `not_signed_in`) reported to the
  * handler the app installs (it signs the user out and shows the sign-in page with a notice).
  */
-import type { ConsoleError } from '@contracts/console-api.ts';
+import type { ConsoleError, ValidationRule } from '@contracts/console-api.ts';
+
+/** What a refused input broke, as the server names it (translated by `useErrorMessage`). */
+export interface BrokenRule {
+  rule: ValidationRule;
+  limit?: number | undefined;
+}
 
 export class ApiRequestError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field: string | undefined;
+  readonly broken: BrokenRule | undefined;
 
-  constructor(status: number, code: string, message: string, field?: string) {
+  constructor(status: number, code: string, message: string, field?: string, broken?: BrokenRule) {
     super(message);
     this.name = 'ApiRequestError';
     this.status = status;
     this.code = code;
     this.field = field;
+    this.broken = broken;
   }
 }
 
@@ -56,6 +64,7 @@ async function errorOf(response: Response): Promise<ApiRequestError> {
     error?.code ?? 'http_error',
     error?.message ?? `The server answered ${response.status} ${response.statusText}.`.trim(),
     error?.field,
+    error?.rule && { rule: error.rule, limit: error.limit },
   );
 }
 

@@ -5,7 +5,7 @@ import type {
   ListOf,
   TokenView,
   UpdateTokenRequest,
-} from '../../../contracts/console-api.ts';
+} from '@contracts/console-api.ts';
 import { api } from './client.ts';
 
 export const listTokensApi = () => api.get<ListOf<TokenView>>('/tokens');

@@ -2,7 +2,7 @@
  * Pure builders of the overview's chart options, from the overview's rows to ECharts options. Kept
  * apart from the SFCs so they are tested without a canvas.
  */
-import type { UsageOverview } from '../../../contracts/console-api.ts';
+import type { UsageOverview } from '@contracts/console-api.ts';
 import type { ChartOption } from './echarts.ts';
 
 type SeriesRow = UsageOverview['series'][number];
@@ -137,7 +137,8 @@ export function topKeysOption(
   return {
     grid: { left: 8, right: 24, top: 8, bottom: 8, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (value) => valueLabel(Number(value)) },
-    xAxis: { type: 'value', axisLabel: { formatter: (value: number) => valueLabel(value) } },
+    // Small dollar amounts are long labels: the axis drops those that would overlap (each bar has its value).
+    xAxis: { type: 'value', axisLabel: { formatter: (value: number) => valueLabel(value), hideOverlap: true } },
     yAxis: { type: 'category', data: ordered.map((row) => row.label) },
     series: [
       {

@@ -3,10 +3,11 @@
  * a model each; small shares are grouped as "other"; counts are not smoothed; hourly labels over
  * several days carry the date.
  */
+
+import type { UsageOverview } from '@contracts/console-api.ts';
 import { describe, expect, it } from 'vitest';
-import type { UsageOverview } from '../../../contracts/console-api.ts';
 import { formatBucket } from '../lib/format.ts';
-import { modelGroups, OTHER, REFUSED, shareRows, stackByModel, timeSeriesOption } from './options.ts';
+import { modelGroups, OTHER, REFUSED, shareRows, stackByModel, timeSeriesOption, topKeysOption } from './options.ts';
 
 type ModelRow = UsageOverview['by_model'][number];
 const row = (model: string, calls: number, tokens: number, refused = 0): ModelRow => ({
@@ -79,5 +80,23 @@ describe('grouping the models of the overview charts', () => {
     expect(formatBucket(hour, 'hour', 'en-US', 'Asia/Shanghai', true)).toBe('Nov 26, 01:23 AM');
     expect(formatBucket(hour, 'day', 'en-US', 'UTC')).toBe('Nov 25');
     expect(formatBucket(hour, 'day', 'en-US', 'Asia/Shanghai')).toBe('Nov 26');
+  });
+
+  it('puts each top key’s value on its bar, and drops axis labels that would overlap', () => {
+    const option = topKeysOption(
+      [
+        { label: 'busy', value: 0.000277 },
+        { label: 'old (revoked)', value: 0.0001 },
+      ],
+      (value) => `$${value}`,
+    ) as {
+      xAxis: { axisLabel: { hideOverlap: boolean } };
+      yAxis: { data: string[] };
+      series: Array<{ label: { show: boolean; formatter: (item: { value: unknown }) => string } }>;
+    };
+    expect(option.yAxis.data).toEqual(['old (revoked)', 'busy']);
+    expect(option.series[0]!.label.show).toBe(true);
+    expect(option.series[0]!.label.formatter({ value: 0.000277 })).toBe('$0.000277');
+    expect(option.xAxis.axisLabel.hideOverlap).toBe(true);
   });
 });

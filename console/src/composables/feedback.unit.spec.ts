@@ -44,3 +44,16 @@ it('shows a repeated notice once, for as long as the last showing asks', () => {
   vi.advanceTimersByTime(1500);
   expect(toasts.value).toEqual([]);
 });
+
+it('refuses a new password equal to the current one in the page’s language, without asking the server', async () => {
+  const { calls } = fakeApi({});
+  const { wrapper } = await mountPage(AccountView, { path: '/account', user: { role: 'user' } });
+  setLocale('zh-CN');
+  const form = wrapper.find('[data-test=password-form]');
+  const inputs = form.findAll('input[type=password]');
+  for (const input of inputs) await input.setValue('the same password');
+  await form.trigger('submit');
+  await settle();
+  expect(form.find('.field-error').text()).toBe('新密码不能与当前密码相同。');
+  expect(calls.filter((call) => call.method !== 'GET')).toEqual([]);
+});

@@ -2,7 +2,7 @@
  * Time ranges of the overview and the log: the presets (24 h, 7 d, 30 d) end now; a custom range is
  * two local dates, from the start of the first day to the end of the last.
  */
-import type { UsageOverview } from '../../../contracts/console-api.ts';
+import type { UsageOverview } from '@contracts/console-api.ts';
 
 export type RangePreset = '24h' | '7d' | '30d' | 'custom';
 export type Granularity = UsageOverview['granularity'];

@@ -1,4 +1,5 @@
 /** English messages; `zh-cn.ts` must have the same keys (checked by its type). */
+import { apiErrorsEn } from './api-errors.ts';
 export const en = {
   app: {
     name: 'LLM Gateway',
@@ -18,6 +19,7 @@ export const en = {
     yes: 'Yes',
     no: 'No',
     refresh: 'Refresh',
+    tooLong: 'At most {limit} characters fit; this is {count}.',
   },
   nav: {
     overview: 'Overview',
@@ -51,6 +53,7 @@ export const en = {
     newPassword: 'New password',
     confirmPassword: 'Repeat the new password',
     mismatch: 'The two new passwords differ.',
+    samePassword: 'Choose a new password different from the current one.',
     changed: 'Password changed. Your other sessions have been signed out.',
     roles: { user: 'User', admin: 'Administrator' },
   },
@@ -73,6 +76,8 @@ export const en = {
     createTitle: 'Create an API key',
     nameHint: 'What or who uses this key, e.g. “laptop” or “ci”.',
     expiresAt: 'Expires on (optional)',
+    expiredWarning: 'This date has passed: the key would be expired from the start and refuse every request.',
+    createExpired: 'Create it expired',
     quotaLabel: 'Token quota (optional)',
     quotaHint: 'Total tokens this key may use; empty is unlimited.',
     modelsLabel: 'Allowed models (optional)',
@@ -152,7 +157,7 @@ export const en = {
       share: 'Share by model',
       topKeys: 'Top keys',
       callsSummary: '{total} calls over {buckets} buckets, by model ({list})',
-      tokensSummary: '{total} tokens over {buckets} buckets, by model',
+      tokensSummary: '{total} tokens over {buckets} buckets, by model ({list})',
       shareSummary: 'Tokens by model: {list}',
       spend: 'Spend by model',
       spendSummary: 'Spend by model: {list}',
@@ -269,7 +274,8 @@ export const en = {
     testFailed: 'Failed ({status}): {error}',
     testUnreachable: 'Could not reach the upstream: {error}',
     testAll: 'Test all',
-    recentUsage: 'Last 24 h: {calls} calls · {errors} errors · {latency} average',
+    recentUsage:
+      'Last 24 h: {calls} call · {errors} errors · {latency} average | Last 24 h: {calls} calls · {errors} errors · {latency} average',
     noRecentUsage: 'No calls in the last 24 h',
     delete: 'Delete',
     deleteTitle: 'Delete this channel?',
@@ -316,13 +322,7 @@ export const en = {
     enableTitle: 'Enable the account?',
     confirmEnable: '{email} can sign in again, and their keys work again.',
   },
-  apiErrors: {
-    invalid_credentials: 'Email or password is incorrect.',
-    email_taken: 'An account with this email already exists. Sign in instead.',
-    wrong_password: 'The current password is incorrect.',
-    account_disabled: 'This account is disabled. Ask an administrator to enable it.',
-    network_error: 'Could not reach the gateway. Check your connection and try again.',
-  },
+  apiErrors: apiErrorsEn,
   errors: {
     notFound: 'This page does not exist.',
     backHome: 'Back to the overview',

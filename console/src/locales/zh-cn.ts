@@ -1,4 +1,5 @@
 /** 简体中文 messages, with the same keys as `en.ts`. */
+import { apiErrorsZh } from './api-errors.ts';
 import type { Messages } from './en.ts';
 
 export const zhCN: Messages = {
@@ -20,6 +21,7 @@ export const zhCN: Messages = {
     yes: '是',
     no: '否',
     refresh: '刷新',
+    tooLong: '最多 {limit} 个字符，当前 {count} 个。',
   },
   nav: {
     overview: '数据概览',
@@ -53,6 +55,7 @@ export const zhCN: Messages = {
     newPassword: '新密码',
     confirmPassword: '再次输入新密码',
     mismatch: '两次输入的新密码不一致。',
+    samePassword: '新密码不能与当前密码相同。',
     changed: '密码已修改，其他会话已退出登录。',
     roles: { user: '普通用户', admin: '管理员' },
   },
@@ -75,6 +78,8 @@ export const zhCN: Messages = {
     createTitle: '创建 API 密钥',
     nameHint: '用途或使用者，例如“笔记本”或“ci”。',
     expiresAt: '过期日期（可选）',
+    expiredWarning: '该日期已过：密钥一创建就已过期，会拒绝所有请求。',
+    createExpired: '仍然创建（已过期）',
     quotaLabel: 'Token 额度（可选）',
     quotaHint: '此密钥可使用的 token 总数；留空表示不限。',
     modelsLabel: '允许的模型（可选）',
@@ -151,7 +156,7 @@ export const zhCN: Messages = {
       share: '模型占比',
       topKeys: '密钥排行',
       callsSummary: '{buckets} 个时间段共 {total} 次调用，按模型堆叠（{list}）',
-      tokensSummary: '{buckets} 个时间段共 {total} tokens，按模型堆叠',
+      tokensSummary: '{buckets} 个时间段共 {total} tokens，按模型堆叠（{list}）',
       shareSummary: '各模型 tokens：{list}',
       spend: '各模型花费',
       spendSummary: '各模型花费：{list}',
@@ -315,13 +320,7 @@ export const zhCN: Messages = {
     enableTitle: '启用账户？',
     confirmEnable: '{email} 将可以再次登录，其密钥也将恢复可用。',
   },
-  apiErrors: {
-    invalid_credentials: '邮箱或密码不正确。',
-    email_taken: '该邮箱已注册，请直接登录。',
-    wrong_password: '当前密码不正确。',
-    account_disabled: '该账户已被禁用，请联系管理员启用。',
-    network_error: '无法连接网关，请检查网络后重试。',
-  },
+  apiErrors: apiErrorsZh,
   errors: {
     notFound: '页面不存在。',
     backHome: '返回数据概览',

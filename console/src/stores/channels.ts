@@ -17,11 +17,10 @@ import {
   testChannelApi,
   updateChannelApi,
 } from '../api/channels.ts';
+import { useListLoader } from '../composables/use-list-loader.ts';
 
 export const useChannelsStore = defineStore('channels', () => {
-  const channels = ref<ChannelView[]>([]);
-  const loading = ref(false);
-  const error = ref<Error | null>(null);
+  const list = useListLoader(listChannelsApi);
   const testResults = ref<Record<string, ChannelTestResult>>({});
   const testing = ref<Record<string, boolean>>({});
   /** each channel's calls, errors and latency over the last 24 hours */
@@ -41,39 +40,25 @@ export const useChannelsStore = defineStore('channels', () => {
   async function testAll(): Promise<void> {
     testingAll.value = true;
     try {
-      for (const channel of channels.value) await testChannel(channel.id).catch(() => undefined);
+      for (const channel of list.items.value) await testChannel(channel.id).catch(() => undefined);
     } finally {
       testingAll.value = false;
     }
   }
 
-  async function fetchChannels(): Promise<void> {
-    loading.value = true;
-    error.value = null;
-    try {
-      channels.value = (await listChannelsApi()).items;
-    } catch (caught) {
-      error.value = caught as Error;
-    } finally {
-      loading.value = false;
-    }
-  }
-
+  /** Loads the list again: a new channel's place depends on its priority, which the server orders by. */
   async function createChannel(input: CreateChannelRequest): Promise<ChannelView> {
     const created = await createChannelApi(input);
-    await fetchChannels();
+    await list.fetch();
     return created;
   }
 
-  async function updateChannel(id: string, input: UpdateChannelRequest): Promise<ChannelView> {
-    const updated = await updateChannelApi(id, input);
-    channels.value = channels.value.map((channel) => (channel.id === id ? updated : channel));
-    return updated;
-  }
+  const updateChannel = async (id: string, input: UpdateChannelRequest): Promise<ChannelView> =>
+    list.put(await updateChannelApi(id, input));
 
   async function deleteChannel(id: string): Promise<void> {
     await deleteChannelApi(id);
-    channels.value = channels.value.filter((channel) => channel.id !== id);
+    list.remove(id);
   }
 
   async function testChannel(id: string): Promise<ChannelTestResult> {
@@ -88,9 +73,7 @@ export const useChannelsStore = defineStore('channels', () => {
   }
 
   function $reset(): void {
-    channels.value = [];
-    loading.value = false;
-    error.value = null;
+    list.reset();
     testResults.value = {};
     testing.value = {};
     usage.value = {};
@@ -98,16 +81,17 @@ export const useChannelsStore = defineStore('channels', () => {
   }
 
   return {
-    channels,
-    loading,
-    error,
+    channels: list.items,
+    loading: list.loading,
+    loaded: list.loaded,
+    error: list.error,
+    fetchChannels: list.fetch,
     testResults,
     testing,
     usage,
     testingAll,
     fetchUsage,
     testAll,
-    fetchChannels,
     createChannel,
     updateChannel,
     deleteChannel,

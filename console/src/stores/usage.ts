@@ -2,9 +2,10 @@
  * The data overview: the chosen range, bucket size and (for admins) whose usage, and the overview
  * the server computed for them. A newer fetch cancels an older one still in flight.
  */
+
+import type { UsageOverview } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { UsageOverview } from '../../../contracts/console-api.ts';
 import { getUsageOverviewApi } from '../api/usage.ts';
 import {
   browserTimeZone,

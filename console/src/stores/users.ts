@@ -2,47 +2,30 @@
 
 import type { AdminUserView, CreateUserRequest, TemporaryPassword, UpdateUserRequest } from '@contracts/console-api.ts';
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
 import { createUserApi, listUsersApi, updateUserApi } from '../api/users.ts';
+import { useListLoader } from '../composables/use-list-loader.ts';
 
 export const useUsersStore = defineStore('users', () => {
-  const users = ref<AdminUserView[]>([]);
-  const loading = ref(false);
-  const loaded = ref(false);
-  const error = ref<Error | null>(null);
-
-  async function fetchUsers(): Promise<void> {
-    loading.value = true;
-    error.value = null;
-    try {
-      users.value = (await listUsersApi()).items;
-      loaded.value = true;
-    } catch (caught) {
-      error.value = caught as Error;
-    } finally {
-      loading.value = false;
-    }
-  }
+  const list = useListLoader(listUsersApi);
 
   /** Opens an account; the answer holds its temporary password, to be shown once. */
   async function createUser(input: CreateUserRequest): Promise<TemporaryPassword> {
     const created = await createUserApi(input);
-    users.value = [...users.value, created.user];
+    list.put(created.user, { atEnd: true });
     return created;
   }
 
-  async function updateUser(id: string, input: UpdateUserRequest): Promise<AdminUserView> {
-    const updated = await updateUserApi(id, input);
-    users.value = users.value.map((user) => (user.id === id ? updated : user));
-    return updated;
-  }
+  const updateUser = async (id: string, input: UpdateUserRequest): Promise<AdminUserView> =>
+    list.put(await updateUserApi(id, input));
 
-  function $reset(): void {
-    users.value = [];
-    loading.value = false;
-    loaded.value = false;
-    error.value = null;
-  }
-
-  return { users, loading, loaded, error, fetchUsers, createUser, updateUser, $reset };
+  return {
+    users: list.items,
+    loading: list.loading,
+    loaded: list.loaded,
+    error: list.error,
+    fetchUsers: list.fetch,
+    createUser,
+    updateUser,
+    $reset: list.reset,
+  };
 });

@@ -63,11 +63,17 @@ describe('ChannelsView', () => {
 
   it('tests every channel at once, shows each one’s last 24 hours, and words an unreachable upstream', async () => {
     const { calls } = fakeApi({
-      'GET /channels': () => ({ items: [channel({}), channel({ id: 'c2', name: 'quiet' })] }),
+      'GET /channels': () => ({
+        items: [channel({}), channel({ id: 'c2', name: 'quiet' }), channel({ id: 'c3', name: 'once' })],
+      }),
       'GET /channels/usage': () => ({
         since: '2025-01-01T00:00:00.000Z',
-        items: [{ channel_id: 'c1', calls: 200, errors: 5, average_latency_ms: 420 }],
+        items: [
+          { channel_id: 'c1', calls: 200, errors: 5, average_latency_ms: 420 },
+          { channel_id: 'c3', calls: 1, errors: 0, average_latency_ms: 90 },
+        ],
       }),
+      'POST /channels/c3/test': () => ({ ok: true, status: 200, model: 'llama', latency_ms: 80, error: null }),
       'POST /channels/c1/test': () => ({ ok: true, status: 200, model: 'llama', latency_ms: 120, error: null }),
       'POST /channels/c2/test': () => ({
         ok: false,
@@ -83,11 +89,15 @@ describe('ChannelsView', () => {
       'Last 24 h: 200 calls · 2.5% errors · 420 ms average',
     );
     expect(wrapper.find('tr[data-channel=quiet] [data-test=channel-usage]').text()).toBe('No calls in the last 24 h');
+    expect(wrapper.find('tr[data-channel=once] [data-test=channel-usage]').text()).toBe(
+      'Last 24 h: 1 call · 0% errors · 90 ms average',
+    );
     await wrapper.find('[data-test=test-all]').trigger('click');
     await settle();
     expect(calls.filter((call) => call.method === 'POST').map((call) => call.path)).toEqual([
       '/channels/c1/test',
       '/channels/c2/test',
+      '/channels/c3/test',
     ]);
     expect(wrapper.find('tr[data-channel=internal] [data-test=test-result]').text()).toContain('OK');
     const failed = wrapper.find('tr[data-channel=quiet] [data-test=test-result]').text();

@@ -1,7 +1,11 @@
 // @vitest-environment happy-dom
+
+import type { UsageOverview } from '@contracts/console-api.ts';
+import { createPinia } from 'pinia';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { UsageOverview } from '../../../contracts/console-api.ts';
+import { createMemoryHistory } from 'vue-router';
 import AppShell from '../components/AppShell.vue';
+import { createAppRouter, navItems } from '../router.ts';
 import { fakeApi } from '../testing/fake-api.ts';
 import { mountPage, settle } from '../testing/mount.ts';
 import OverviewView from './OverviewView.vue';
@@ -65,6 +69,13 @@ describe('OverviewView', () => {
     expect(wrapper.find('[data-stat=average-latency] .stat-value').text()).toBe('420 ms');
     expect(wrapper.find('[data-stat=p95-latency] .stat-value').text()).toBe('1.5 s');
     expect(wrapper.find('[data-chart-summary=calls]').attributes('data-total')).toBe('4');
+    // One chart component for both measures: each its own total, title and busy buckets.
+    expect(wrapper.find('[data-chart-summary=tokens]').attributes('data-total')).toBe('60');
+    expect(wrapper.findAll('.chart-title').map((title) => title.text())).toContain('Tokens over time');
+    expect(wrapper.find('[data-chart-summary=calls]').text()).toMatch(/^4 calls over 24 buckets, by model \(.+: 4\)$/);
+    expect(wrapper.find('[data-chart-summary=tokens]').text()).toMatch(
+      /^60 tokens over 24 buckets, by model \(.+: 60\)$/,
+    );
     const series = options.map((option) => (option as { series: Array<{ name?: string; type: string }> }).series);
     expect(series[0]!.map((each) => each.name)).toEqual(['gpt-4o', 'claude']);
     expect(series[0]![0]!.type).toBe('bar');
@@ -110,17 +121,46 @@ describe('OverviewView', () => {
 });
 
 describe('AppShell', () => {
-  it('shows the admin pages to admins only, and opens the menu at phone width', async () => {
+  it('lists the pages of the routes’ meta, the admin pages to admins only, and opens the menu at phone width', async () => {
     fakeApi({ 'GET /usage/overview': () => overview(0) });
     const asUser = await mountPage(AppShell, { path: '/overview', user: { role: 'user' } });
     expect(asUser.wrapper.find('a[href="/admin/channels"]').exists()).toBe(false);
     asUser.wrapper.unmount();
     const asAdmin = await mountPage(AppShell, { path: '/overview', user: { role: 'admin' } });
     expect(asAdmin.wrapper.find('a[href="/admin/channels"]').exists()).toBe(true);
+    // The links are the routes with `nav` in their meta, in the routes' order, named by their titles.
+    const routed = asAdmin.router.options.routes.filter((route) => route.meta?.nav).map((route) => route.path);
+    const links = asAdmin.wrapper.findAll('#sidebar a');
+    expect(links.map((link) => link.attributes('href'))).toEqual(routed);
+    expect(links.map((link) => link.text())).toEqual([
+      'Overview',
+      'API keys',
+      'Usage log',
+      'Account',
+      'Channels',
+      'Users',
+    ]);
     const menu = asAdmin.wrapper.find('[data-test=menu]');
     expect(menu.attributes('aria-expanded')).toBe('false');
     await menu.trigger('click');
     expect(menu.attributes('aria-expanded')).toBe('true');
     expect(asAdmin.wrapper.find('.shell').classes()).toContain('nav-open');
+  });
+});
+
+describe('the navigation from the routes', () => {
+  it('lists the routes with nav meta in their order, the admin ones marked, and leaves out the others', () => {
+    const router = createAppRouter(createPinia(), createMemoryHistory());
+    const items = navItems(router);
+    expect(items.map((item) => item.to)).toEqual([
+      '/overview',
+      '/tokens',
+      '/logs',
+      '/account',
+      '/admin/channels',
+      '/admin/users',
+    ]);
+    expect(items.filter((item) => item.admin).map((item) => item.icon)).toEqual(['channels', 'users']);
+    expect(items.some((item) => item.to === '/sign-in' || item.to === '/:path(.*)*')).toBe(false);
   });
 });
