@@ -13,8 +13,8 @@
  * by a tombstone in one script.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
-import * as responses from '../../projector/read-models/responses/evolve.ts';
 import type { StoredResponseDocument } from '../../projector/read-models/responses/evolve.ts';
+import * as responses from '../../projector/read-models/responses/evolve.ts';
 import type { ResponseStore } from '../ports.ts';
 import type { Redis } from './redis-keys.ts';
 

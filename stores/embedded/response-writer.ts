@@ -5,8 +5,8 @@
  * deleted as batches with responses arrive, and never read.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
-import * as responses from '../../projector/read-models/responses/evolve.ts';
 import type { StoredResponseDocument } from '../../projector/read-models/responses/evolve.ts';
+import * as responses from '../../projector/read-models/responses/evolve.ts';
 import type { SqliteDatabase } from './database.ts';
 
 export class SqliteResponseWriter {
