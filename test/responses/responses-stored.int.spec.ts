@@ -9,6 +9,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORED_RESPONSE_LIMIT_BYTES } from '../../gateway/relay/response-keeper.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
@@ -185,6 +186,16 @@ describe('who may see a stored response', () => {
     expect((await alice.responses.retrieve(mine.id)).output_text).toBe(mine.output_text);
     const anonymous = await fetch(`${harness.baseUrl}/v1/responses/${mine.id}`);
     expect(anonymous.status).toBe(401);
+  });
+
+  it('answers a turn over the size limit but does not keep it, and says so', async () => {
+    const { alice } = converted;
+    const { data, response } = await alice.responses
+      .create({ model: 'gpt-4o-mini', input: 'x'.repeat(STORED_RESPONSE_LIMIT_BYTES) })
+      .withResponse();
+    expect(data.status).toBe('completed');
+    expect(response.headers.get('x-gateway-warnings')).toContain('response not stored');
+    expect(await failure(alice.responses.retrieve(data.id))).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it.each([false, true])('store: false keeps nothing (stream: %s)', async (stream) => {
