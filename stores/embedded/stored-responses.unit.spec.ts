@@ -65,7 +65,11 @@ describe('embedded stored responses', () => {
     await stores.sync.caughtUp(log);
     const before = await Promise.all(ids.map((id) => stores.responses.find(id)));
     expect(before[0]).toMatchObject({ deleted: true, inputItems: [], outputItems: [] });
-    expect(before[1]).toMatchObject({ responseId: 'resp_b', deleted: false, outputItems: stored('x').body.outputItems });
+    expect(before[1]).toMatchObject({
+      responseId: 'resp_b',
+      deleted: false,
+      outputItems: stored('x').body.outputItems,
+    });
     expect(before[2]).toBeNull();
     await stores.close();
     for (let run = 0; run < 2; run++) {
