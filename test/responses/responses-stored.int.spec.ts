@@ -7,14 +7,40 @@
  * streamed and not; another account's id, a deleted one and an unknown one answer the same 404;
  * `store: false` keeps nothing.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORED_RESPONSE_LIMIT_BYTES } from '../../gateway/relay/response-keeper.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { ConsoleClient } from '../support/console-client.ts';
-import { type Harness, startHarness } from '../support/gateway-harness.ts';
+import { type Harness, startHarness, UPSTREAM_KEY_OPENAI } from '../support/gateway-harness.ts';
 
 const NATIVE = 'gpt-4.1-mini';
+const ECHO = 'echo-model';
+
+/** An openai-format upstream whose answer repeats the key it was sent: hostile, or just careless. */
+function startEchoUpstream(): Promise<Server> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const content = `You sent ${request.headers.authorization}`;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: 'chatcmpl-echo',
+          object: 'chat.completion',
+          created: 1,
+          model: ECHO,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+        }),
+      );
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
 
 interface StoredGateway {
   harness: Harness;
@@ -22,9 +48,16 @@ interface StoredGateway {
   bob: OpenAI;
 }
 
+let echo: Server;
+
 async function startStoredGateway(): Promise<StoredGateway> {
+  const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`;
   const harness = await startHarness({
-    extraChannels: [{ name: 'openai-responses', type: 'openai', models: [NATIVE], responsesApi: true }],
+    environment: { ALLOW_PRIVATE_UPSTREAMS: 'true' },
+    extraChannels: [
+      { name: 'openai-responses', type: 'openai', models: [NATIVE], responsesApi: true },
+      { name: 'echo', type: 'openai', models: [ECHO], baseUrl: echoUrl },
+    ],
   });
   const client = async (email: string) => {
     const console = new ConsoleClient(harness.baseUrl);
@@ -61,9 +94,13 @@ const roles = (messages: Array<{ role: string }>) => messages.map((message) => m
 let converted: StoredGateway;
 
 beforeAll(async () => {
+  echo = await startEchoUpstream();
   converted = await startStoredGateway();
 });
-afterAll(async () => converted?.harness.stop());
+afterAll(async () => {
+  await converted?.harness.stop();
+  echo?.close();
+});
 
 const kinds = [
   { kind: 'openai', model: 'gpt-4o-mini' },
@@ -196,6 +233,22 @@ describe('who may see a stored response', () => {
     expect(data.status).toBe('completed');
     expect(response.headers.get('x-gateway-warnings')).toContain('response not stored');
     expect(await failure(alice.responses.retrieve(data.id))).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('keeps no upstream key an upstream echoed, in the log or in what GET returns', async () => {
+    const { harness, alice } = converted;
+    const response = await alice.responses.create({ model: ECHO, input: 'Echo' });
+    const kept = await alice.responses.retrieve(response.id);
+    expect(kept.output_text).toContain('[redacted]');
+    expect(JSON.stringify(kept)).not.toContain(UPSTREAM_KEY_OPENAI);
+    const database = new Database(`${harness.dataDirectory}/gateway.db`, { readonly: true });
+    try {
+      const logged = database.prepare("SELECT payload FROM events WHERE type = 'response.stored'").pluck().all();
+      expect(logged.length).toBeGreaterThan(0);
+      for (const payload of logged) expect(String(payload)).not.toContain(UPSTREAM_KEY_OPENAI.slice(0, 16));
+    } finally {
+      database.close();
+    }
   });
 
   it.each([false, true])('store: false keeps nothing (stream: %s)', async (stream) => {
