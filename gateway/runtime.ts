@@ -23,6 +23,7 @@ import { PriceBook } from './pricing/price-book.ts';
 import { BacklogAdmission } from './relay/backlog-admission.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
 import { CircuitBreakers } from './relay/circuit-breaker.ts';
+import { ResponseState } from './relay/response-state.ts';
 import { UpstreamClient } from './relay/upstream-client.ts';
 import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
 import { createGatewayServer, newLifecycle, type ServerLifecycle } from './server.ts';
@@ -128,6 +129,7 @@ export async function createRuntime(
       logger: createLogger(settings.logLevel),
       trustProxyHops: settings.trustProxyHops,
       prices: new PriceBook(configFile?.prices),
+      responses: new ResponseState(stores),
     },
     consoleApp,
     { connections: settings.connections, metrics, metricsToken: settings.metricsToken, lifecycle },

@@ -147,7 +147,7 @@ export function createGatewayServer(
       return;
     }
     if (path.startsWith(STORED_RESPONSES_PREFIX)) {
-      answerStoredResponse(response, timeOrderedId());
+      void answerStoredResponse(request, response, path, relay);
       return;
     }
     consoleApp(request, response);

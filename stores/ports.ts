@@ -13,6 +13,7 @@ import type {
 } from '../contracts/console-api.ts';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import type { ChannelDocument } from '../projector/read-models/channels/evolve.ts';
+import type { StoredResponseDocument } from '../projector/read-models/responses/evolve.ts';
 import type { SpendCounters } from '../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../projector/read-models/tokens/evolve.ts';
 import type { UserDocument } from '../projector/read-models/users/evolve.ts';
@@ -90,6 +91,16 @@ export interface ProjectionSync {
    * (write-through) and to this node's replica before this resolves.
    */
   caughtUp(events?: readonly GatewayEvent[]): Promise<void>;
+}
+
+/**
+ * Stored Responses by id (`/v1/responses` with `store`), written through events like every projection:
+ * after `sync.caughtUp(events)` of a `response.*` event, `find` sees it on every node (embedded: the
+ * worker projected it; cluster: the node wrote it through to Redis, which every node reads).
+ */
+export interface ResponseStore {
+  /** The document of an id, tombstones included; null when there is none or it lapsed. Owners are the caller's check. */
+  find(responseId: string): Promise<StoredResponseDocument | null>;
 }
 
 /** The limits of one key; null is unlimited. */
@@ -205,6 +216,7 @@ export interface Stores {
   quotas: QuotaLedger;
   lookups: LookupReadModel;
   usage: UsageReadModel;
+  responses: ResponseStore;
   sync: ProjectionSync;
   /** Events spooled in the local outbox (cluster) and not yet projected (embedded), for `/metrics`. */
   backlog(): Promise<{ outboxDepth: number | null; projectorLagEvents: number | null }>;

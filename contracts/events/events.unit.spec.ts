@@ -86,6 +86,24 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
       perRequest: 0,
     },
   },
+  'response.stored': {
+    responseId: 'resp_1',
+    userId: 'u1',
+    tokenId: 't1',
+    requestId: 'r1',
+    previousResponseId: null,
+    channelId: 'c1',
+    channelType: 'anthropic',
+    native: false,
+    model: 'claude-sonnet-4-5',
+    status: 'completed',
+    createdAt: 1_740_824_100,
+    usage: { inputTokens: 12, outputTokens: 30 },
+    inputItems: [{ type: 'message', role: 'user', content: 'Hello' }],
+    outputItems: [{ type: 'message', id: 'msg_1', role: 'assistant', content: [] }],
+    settings: { instructions: null },
+  },
+  'response.deleted': { responseId: 'resp_1', userId: 'u1' },
 };
 
 /** The version `newEvent` writes; every other type is still at its first. */
@@ -102,6 +120,8 @@ const expected: Record<GatewayEventType, { stream: 'entity' | 'traffic'; key: st
   'channel.removed': { stream: 'entity', key: 'c1', required: 'channelId' },
   'request.completed': { stream: 'traffic', key: 'r1', required: 'status' },
   'usage.recorded': { stream: 'traffic', key: 'r1', required: 'promptTokens' },
+  'response.stored': { stream: 'traffic', key: 'resp_1', required: 'outputItems' },
+  'response.deleted': { stream: 'traffic', key: 'resp_1', required: 'userId' },
 };
 
 const types = Object.keys(bodies) as GatewayEventType[];

@@ -15,10 +15,12 @@ import {
   userUpdatedV1,
 } from './entity-events.ts';
 import type { EventStream } from './envelope.ts';
+import { responseDeletedV1, responseStoredV1 } from './response-events.ts';
 import { requestCompletedV1, usageRecordedV2 } from './traffic-events.ts';
 
 export * from './entity-events.ts';
 export * from './envelope.ts';
+export * from './response-events.ts';
 export * from './traffic-events.ts';
 
 export const gatewayEventSchema = z.discriminatedUnion('type', [
@@ -32,14 +34,24 @@ export const gatewayEventSchema = z.discriminatedUnion('type', [
   channelRemovedV1,
   requestCompletedV1,
   usageRecordedV2,
+  responseStoredV1,
+  responseDeletedV1,
 ]);
 
 export type GatewayEvent = z.infer<typeof gatewayEventSchema>;
 export type GatewayEventType = GatewayEvent['type'];
 export type EventOfType<Type extends GatewayEventType> = Extract<GatewayEvent, { type: Type }>;
 
-/** The event types of the traffic stream; every other type is an entity event. */
-export const trafficTypes: ReadonlySet<GatewayEventType> = new Set(['request.completed', 'usage.recorded']);
+/**
+ * The event types of the traffic stream; every other type is an entity event. Stored responses are
+ * traffic: kept for a retention like the requests they came from, not forever.
+ */
+export const trafficTypes: ReadonlySet<GatewayEventType> = new Set([
+  'request.completed',
+  'usage.recorded',
+  'response.stored',
+  'response.deleted',
+]);
 
 export function streamOf(type: GatewayEventType): EventStream {
   return trafficTypes.has(type) ? 'traffic' : 'entity';
@@ -65,5 +77,8 @@ export function partitionKeyOf(event: GatewayEvent): string {
     case 'request.completed':
     case 'usage.recorded':
       return event.body.requestId;
+    case 'response.stored':
+    case 'response.deleted':
+      return event.body.responseId;
   }
 }

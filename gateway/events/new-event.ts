@@ -16,6 +16,8 @@ const currentVersion: { [Type in GatewayEventType]: EventOfType<Type>['version']
   'channel.removed': 1,
   'request.completed': 1,
   'usage.recorded': 2,
+  'response.stored': 1,
+  'response.deleted': 1,
 };
 
 /** @param now when it occurred: a time, or its ISO text (the relay prints one for both its events) */

@@ -8,6 +8,7 @@ import { messagesRequestSchema } from '../../contracts/anthropic/messages-reques
 import type { ChannelType, Endpoint } from '../../contracts/events/index.ts';
 import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
 import { responsesRequestSchema } from '../../contracts/openai/responses-request.ts';
+import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import { type ResolvedModel, resolveThinkingSuffix } from '../providers/conversion/thinking.ts';
 import { providersFor } from '../providers/index.ts';
 import type { Provider, TokenCounts } from '../providers/provider.ts';
@@ -16,7 +17,10 @@ import type { ChannelRouter, Route } from './channel-router.ts';
 import type { GatewayError } from './errors.ts';
 import { chatCompletionCertainlyValid, messagesCertainlyValid } from './quick-check.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
+import type { RelayDependencies } from './relay-handler.ts';
 import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
+import { continueStoredConversation } from './response-continuation.ts';
+import { type ReplyKeeper, responsesKeeper } from './response-keeper.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -45,6 +49,10 @@ export interface EndpointSpec {
   unbilled?: boolean;
   /** One attempt on one route, for an endpoint that does not relay through `providers` (default: the relay's). */
   relayOnce?(call: RelayCall, resolved: ResolvedModel, route: Route, attempt: AttemptTiming): Promise<void>;
+  /** Work before routing that needs the key and may wait (the stored conversation a request continues). */
+  prepare?(body: Record<string, unknown>, token: TokenDocument, dependencies: RelayDependencies): Promise<void>;
+  /** Keeps what the client is answered before its reply ends (stored Responses). */
+  keeper?: ReplyKeeper;
 }
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -85,6 +93,8 @@ export const responsesEndpoint: EndpointSpec = {
   keyOf: (headers) => bearerKey(single(headers['authorization'])),
   keyHint: '`Authorization: Bearer sk-...`',
   providers: providersFor('responses'),
+  prepare: continueStoredConversation,
+  keeper: responsesKeeper,
   errorBody: (error) => openAIErrorBody(error),
   streamErrorFrame: (error) => {
     const { message, type, param, code } = openAIErrorBody(error).error;

@@ -34,6 +34,7 @@ import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import { relayStreamed } from './relay-streamed.ts';
 import { errorTypeOf } from './render-error.ts';
 import { RequestRecord } from './request-record.ts';
+import type { ResponseState } from './response-state.ts';
 import { transportError, type UpstreamClient } from './upstream-client.ts';
 import { describeIssues, firstIssueField } from './validation-message.ts';
 
@@ -59,6 +60,8 @@ export interface RelayDependencies {
   trustProxyHops?: number;
   /** what each model costs; without it every request is unpriced */
   prices?: PriceBook;
+  /** stored Responses (`store`, `previous_response_id`, `GET`/`DELETE /v1/responses/{id}`); without it none are kept */
+  responses?: ResponseState;
 }
 
 /**
@@ -120,6 +123,7 @@ export async function handleRelay(
     const serves = (model: string) => dependencies.router.routes(model, acceptedTypes(endpoint)).length > 0;
     const resolved = endpoint.resolveModel?.(body, serves) ?? { model: record.modelRequested!, body, warnings: [] };
     authorizeModel(token, resolved.model);
+    if (endpoint.prepare) await endpoint.prepare(resolved.body, token, dependencies);
     const rpm = token.rpmLimit ?? null;
     const tpm = endpoint.unbilled ? null : (token.tpmLimit ?? null);
     if ((rpm !== null || tpm !== null) && dependencies.rateLimiter) {

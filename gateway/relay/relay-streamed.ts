@@ -32,7 +32,9 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     upstream.abort(refusal);
     throw refusal;
   }
-  const relay = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
+  const { keeper } = call.endpoint;
+  const provided = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
+  const relay = keeper ? keeper.hold(provided) : provided;
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -50,6 +52,10 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     // A converted stream that ended without its end event still closes in the client's format.
     const tail = finishFrames(relay);
     if (tail) response.write(tail);
+    if (keeper) {
+      const held = await keeper.release(call, exchange, relay);
+      if (held) response.write(held);
+    }
   } catch (error) {
     // A body that was no event stream, or one oversized frame, with no content before it: nothing
     // to bill, not even an estimate.

@@ -27,6 +27,7 @@ import { RedisLookups } from './redis-lookups.ts';
 import { RedisProjectionWriter } from './redis-projection-writer.ts';
 import { RedisQuotaLedger } from './redis-quota-ledger.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
+import { RedisResponses } from './redis-responses.ts';
 
 export type { ClusterSettings } from './connections.ts';
 
@@ -72,6 +73,7 @@ export async function createClusterStores(
     // The projector is its own process here; its lag is the consumer group's lag in Kafka.
     backlog: async () => ({ outboxDepth: events.outboxDepth, projectorLagEvents: null }),
     usage: new ClickHouseUsageQueries(clickhouse, settings.clickhouseDatabase),
+    responses: new RedisResponses(redis, keys.prefix),
     sync: {
       // Write-through: the node that issued a command applies it to Redis itself, so every node can
       // read it before this returns (the projector applies the same events again, to no effect).

@@ -10,6 +10,7 @@
  * - `spend:user:<userId>`: the same spend fields, for all of an account's keys
  * - `applied:<requestId>`: marks a request's usage as counted (expires after a week)
  * - `claim:email:<email>` → the user id that claimed the email at registration (kept)
+ * - `response:<id>`: a stored response or its tombstone, as JSON, expiring with it (redis-responses.ts)
  * - `lock:<scope>`: held while a command of that scope decides and appends (expires after 10 s)
  * - channel `changes`: `{collection, id, document?}` messages telling gateway nodes what changed
  */

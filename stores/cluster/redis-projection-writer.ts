@@ -10,6 +10,7 @@ import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
 import { periodStart, resettingPeriods } from '../../projector/read-models/spend/spend.ts';
 import type { ChangeMessage, Redis, RedisKeys } from './redis-keys.ts';
+import { RedisResponses } from './redis-responses.ts';
 
 /** KEYS: document, index, secondary index key (or ''), old secondary key (or ''); ARGV: json, eventId, id */
 const putDocumentScript = `
@@ -100,15 +101,19 @@ function secondaryKey(collection: string, document: Record<string, unknown> | nu
 export class RedisProjectionWriter {
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
+  readonly #responses: RedisResponses;
 
   constructor(redis: Redis, keys: RedisKeys) {
     this.#redis = redis;
     this.#keys = keys;
+    this.#responses = new RedisResponses(redis, keys.prefix);
   }
 
   /** Applies events in order; returns the changes it published. */
   async apply(events: readonly GatewayEvent[]): Promise<ChangeMessage[]> {
     const changes: ChangeMessage[] = [];
+    // Stored responses are read from Redis by id, never from a node's replica: no change to publish.
+    await this.#responses.apply(events);
     for (const event of events) {
       for (const model of documentModels) {
         if (!model.canHandle(event)) continue;

@@ -89,6 +89,11 @@ export class EmbeddedEngine {
     }
   }
 
+  /** A stored response's document (tombstones included), null when none or lapsed. */
+  storedResponse(responseId: string): unknown {
+    return this.#writer.responses.find(responseId);
+  }
+
   /** The lookup changes made by the projections since the last call. */
   takeChanges(): LookupChange[] {
     return this.#lookups.take();

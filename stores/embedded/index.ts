@@ -60,6 +60,9 @@ export async function createEmbeddedStores(
       logs: (query) => thread.call({ method: 'logs', query }),
       channelUsage: (sinceMs) => thread.call({ method: 'channelUsage', sinceMs }),
     },
+    responses: {
+      find: (responseId) => thread.call({ method: 'storedResponse', responseId }),
+    },
     backlog: async () => ({
       outboxDepth: null,
       projectorLagEvents: thread.alive ? await thread.call<number | null>({ method: 'lag' }) : null,

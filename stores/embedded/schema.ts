@@ -71,6 +71,14 @@ CREATE TABLE IF NOT EXISTS spend (
   owner TEXT PRIMARY KEY,
   counters TEXT NOT NULL
 );
+-- Stored Responses by id (projector/read-models/responses), documents and tombstones, as JSON; rows
+-- past expires_at (ms) are forgotten (response-writer.ts).
+CREATE TABLE IF NOT EXISTS stored_responses (
+  response_id TEXT PRIMARY KEY,
+  body TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS stored_responses_expiry ON stored_responses (expires_at);
 -- The projection migrations already applied to this file (see usage-migration.ts).
 CREATE TABLE IF NOT EXISTS projection_migrations (
   name TEXT PRIMARY KEY
@@ -84,5 +92,6 @@ export const projectionTables = [
   ...usageRollups.map((table) => table.name),
   'token_usage',
   'spend',
+  'stored_responses',
   'projection_migrations',
 ];

@@ -97,6 +97,8 @@ async function handle(request: StoreRequest): Promise<unknown> {
       return engine.usage.logs(request.query);
     case 'channelUsage':
       return engine.usage.channelUsage(request.sinceMs);
+    case 'storedResponse':
+      return engine.storedResponse(request.responseId);
     case 'lag':
       return engine.database.open ? engine.lag() : null;
     case 'close':

@@ -16,6 +16,7 @@ export type StoreCall =
   | { method: 'logs'; query: UsageLogsQuery & { userId: string | null } }
   | { method: 'channelUsage'; sinceMs: number }
   | { method: 'lag' }
+  | { method: 'storedResponse'; responseId: string }
   | { method: 'close' };
 
 export type StoreRequest = StoreCall & { id: number };

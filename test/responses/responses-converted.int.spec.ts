@@ -230,22 +230,6 @@ describe('validation and errors', () => {
   });
 });
 
-describe('stored responses (not kept by this gateway)', () => {
-  it('answers GET and DELETE /v1/responses/{id} with a 404 in the OpenAI error shape, whoever asks', async () => {
-    const created = await gateway.openai.responses.create({ model: 'gpt-4o-mini', input: 'Say hello' });
-    // Not in the SDK's type, but on the wire, as OpenAI sends it.
-    expect((created as unknown as { store: boolean }).store).toBe(false);
-    const got = await gateway.openai.responses.retrieve(created.id).catch((caught) => caught);
-    expect(got).toBeInstanceOf(OpenAI.NotFoundError);
-    expect(got.error).toMatchObject({ type: 'invalid_request_error', param: 'response_id' });
-    const deleted = await gateway.openai.responses.delete(created.id).catch((caught) => caught);
-    expect(deleted).toBeInstanceOf(OpenAI.NotFoundError);
-    const anonymous = await fetch(`${gateway.harness.baseUrl}/v1/responses/${created.id}`);
-    expect(anonymous.status).toBe(404);
-    expect(anonymous.headers.get('content-type')).toContain('application/json');
-  });
-});
-
 describe('reasoning on an anthropic channel', () => {
   it('turns reasoning.effort into thinking, answers a reasoning item with the signature, and sends it back first', async () => {
     gateway.harness.upstream.next('thinking');

@@ -51,7 +51,6 @@ describe('an openai channel with responses_api: true', () => {
       model,
       input: 'Hello',
       tools: [{ type: 'web_search' as const }],
-      previous_response_id: 'resp_earlier',
       metadata: { run: '7' },
     };
     // The web search answers with text here: the point is that the channel receives the tool.

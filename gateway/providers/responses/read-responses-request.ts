@@ -13,6 +13,7 @@ import type {
   ResponsesRequest,
 } from '../../../contracts/openai/responses-request.ts';
 import { GatewayError } from '../../relay/errors.ts';
+import { isExpanded } from './continuation.ts';
 
 export interface ReadRequest {
   request: NeutralRequest;
@@ -155,9 +156,10 @@ function readResponseFormat(body: ResponsesRequest): NeutralRequest['responseFor
 }
 
 export function readResponsesRequest(body: ResponsesRequest): ReadRequest {
-  if (body.previous_response_id) {
+  // The relay expands a stored conversation into input before this reads it (continuation.ts).
+  if (body.previous_response_id && !isExpanded(body)) {
     throw refused(
-      'previous_response_id is not available for this model: the gateway keeps no responses for converted channels yet. Send the earlier turns in input.',
+      'previous_response_id is not available here: this gateway keeps no responses. Send the earlier turns in input.',
       'previous_response_id',
     );
   }

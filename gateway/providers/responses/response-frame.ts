@@ -4,6 +4,7 @@
  * Responses' terms, and the ids of a reply and its items, shared by the whole-reply writer and the
  * stream writer so both say the same.
  */
+import { randomBytes } from 'node:crypto';
 import type { FinishReason } from '../../../contracts/neutral/reply.ts';
 import type { TokenCounts } from '../../../contracts/neutral/usage.ts';
 import type { ResponsesRequest } from '../../../contracts/openai/responses-request.ts';
@@ -23,10 +24,14 @@ export function responsesUsage(counts: TokenCounts): ResponsesUsage {
   };
 }
 
-/** A Responses id from the upstream's: `resp_` and the characters an id may hold. */
+/**
+ * A Responses id: `resp_`, the upstream's id in the characters an id may hold, and random digits. The
+ * gateway keeps replies by this id, and an upstream may reuse its ids (or be told to): the random
+ * part keeps two replies apart.
+ */
 export function responseId(upstreamId: string): string {
   const cleaned = upstreamId.replace(/^(chatcmpl-|msg_|resp_)/, '').replace(/[^A-Za-z0-9]/g, '');
-  return `resp_${cleaned || Date.now().toString(36)}`;
+  return `resp_${cleaned.slice(0, 40)}${randomBytes(12).toString('hex')}`;
 }
 
 /** Item ids are the reply's own id with the item's kind and position, unique within and across replies. */
@@ -63,10 +68,10 @@ export function responseFrame({ id, model, createdAt, request }: FrameInput): Re
     model,
     output: [],
     parallel_tool_calls: request.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: request.previous_response_id ?? null,
     reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
-    // Nothing is kept: a later GET or previous_response_id could not find this reply.
-    store: false,
+    // Kept unless the client said not to (gateway/relay/response-keeper.ts), as OpenAI's default.
+    store: request.store !== false,
     temperature: request.temperature ?? null,
     text: { format: (request.text?.format as Record<string, unknown> | undefined) ?? { type: 'text' } },
     tool_choice: request.tool_choice ?? 'auto',

@@ -4,7 +4,9 @@
  * the neutral request and written by the kind's request writer (converted-request.ts); the
  * upstream's reply is read into the neutral reply by the kind's reader and written in the Responses
  * shape. Everything kind-specific comes from the kind's entry (kinds.ts). An OpenAI-kind channel with
- * `responses_api: true` gets the request as is instead (openai/responses-native.ts).
+ * `responses_api: true` gets the request as is instead (openai/responses-native.ts). A request that
+ * continues a stored conversation (`previous_response_id`) is first given the body its channel
+ * receives (continuation.ts).
  */
 import type { ChannelType } from '../../../contracts/channel-type.ts';
 import type { ResponsesRequest } from '../../../contracts/openai/responses-request.ts';
@@ -17,6 +19,7 @@ import { upstreamKinds } from '../kinds.ts';
 import { openAIResponsesNative } from '../openai/responses-native.ts';
 import type { Provider, RelayInput, ResponseReading } from '../provider.ts';
 import { withWarnings } from '../provider-extensions.ts';
+import { continuedInput } from './continuation.ts';
 import { convertedFor } from './converted-request.ts';
 import { writeResponsesReply } from './write-responses-reply.ts';
 import { ResponsesStreamWriter } from './write-responses-stream.ts';
@@ -58,19 +61,21 @@ export function responsesOn(kind: ChannelType): Provider {
   const native = (input: RelayInput) =>
     upstreamKinds[kind].capabilities.nativeResponses && input.route.channel.responsesApi === true;
   return {
-    buildRequest(input) {
+    buildRequest(client) {
+      const input = continuedInput(client, native(client));
       if (native(input)) return openAIResponsesNative.buildRequest(input);
       const { body, warnings } = convertedFor(kind, input.body);
       // Responses clients send no anthropic-version or anthropic-beta: the kind's defaults apply.
       return withWarnings(upstreamKinds[kind].buildRequest({ ...input, body, clientHeaders: {} }), warnings);
     },
-    readResponse(body, input) {
+    readResponse(body, client) {
+      const input = continuedInput(client, native(client));
       if (native(input)) return openAIResponsesNative.readResponse(body, input);
       return reading(kind, body, input);
     },
     createStreamRelay(options) {
-      const { input } = options;
-      if (native(input)) return openAIResponsesNative.createStreamRelay(options);
+      const input = continuedInput(options.input, native(options.input));
+      if (native(input)) return openAIResponsesNative.createStreamRelay({ ...options, input });
       return new ConvertingStreamRelay({
         reader: upstreamKinds[kind].createStreamReader(),
         filters: filters(kind, input),
