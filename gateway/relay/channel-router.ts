@@ -31,6 +31,8 @@ export interface RoutableChannel {
   thinkingToContent: boolean;
   /** an OpenAI-kind channel that serves `/v1/responses` itself: Responses requests go to it as they are */
   responsesApi?: boolean;
+  /** an azure channel's `api-version`; absent means the default (contracts/azure/channel-settings.ts) */
+  apiVersion?: string;
 }
 
 export interface Route {
@@ -92,6 +94,7 @@ export class ChannelRouter {
       modelMapping: document.modelMapping,
       thinkingToContent: document.thinkingToContent,
       responsesApi: document.responsesApi === true,
+      ...(document.apiVersion !== undefined && { apiVersion: document.apiVersion }),
     };
   }
 
