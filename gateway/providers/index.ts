@@ -8,6 +8,8 @@
 import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { Endpoint } from '../../contracts/events/index.ts';
 import { anthropicProvider } from './anthropic/index.ts';
+import { azureForResponses, azureProvider } from './azure/index.ts';
+import { azureForMessages } from './azure/messages.ts';
 import { anthropicForChatCompletions } from './conversion/anthropic-for-chat-completions.ts';
 import { openAIForMessages } from './conversion/openai-for-messages.ts';
 import { type UpstreamKind, upstreamKinds } from './kinds.ts';
@@ -34,6 +36,10 @@ export const providerKinds: Record<ChannelType, ProviderKind> = {
       messages: anthropicProvider,
       responses: responsesOn('anthropic'),
     },
+  },
+  azure: {
+    ...upstreamKinds.azure,
+    serves: { 'chat.completions': azureProvider, messages: azureForMessages, responses: azureForResponses },
   },
 };
 

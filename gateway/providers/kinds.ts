@@ -10,6 +10,7 @@ import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { NeutralRequest } from '../../contracts/neutral/request.ts';
 import { buildAnthropicRequest } from './anthropic/request.ts';
 import { writeMessagesRequest } from './anthropic/write-messages-request.ts';
+import { azureKind } from './azure/kind.ts';
 import { jsonResponseTool } from './conversion/json-response-tool.ts';
 import { readAnthropicMessage } from './conversion/read-anthropic-message.ts';
 import { AnthropicStreamReader } from './conversion/read-anthropic-stream.ts';
@@ -77,4 +78,5 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
     testRequest: ping,
     capabilities: { signedThinking: true, nativeResponses: false },
   },
+  azure: azureKind,
 };
