@@ -126,4 +126,16 @@ describe('messages on an azure channel', () => {
     expect(error.headers?.get('retry-after')).toBe('7');
     expect(error.headers?.get('retry-after-ms')).toBe('6350');
   });
+
+  it('counts tokens for an azure model with the gateway tokenizer, marked as an estimate', async () => {
+    const response = await fetch(`${harness.baseUrl}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model, messages: hello }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gateway-token-count')).toBe('estimate');
+    expect(((await response.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+    expect(harness.upstream.requests).toEqual([]);
+  });
 });
