@@ -132,6 +132,20 @@ describe('chat completions on an azure channel', () => {
     });
   });
 
+  it('streams a filtered completion through, ending with finish_reason content_filter', async () => {
+    harness.upstream.next('content-filter');
+    const stream = await openai.chat.completions.create({ model: 'gpt-4o', messages: hello, stream: true });
+    const reasons: Array<string | null> = [];
+    let text = '';
+    for await (const chunk of stream) {
+      for (const choice of chunk.choices) reasons.push(choice.finish_reason);
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(text).toBe('The story goes');
+    expect(reasons.filter(Boolean)).toEqual(['content_filter']);
+    expect(await recorded('usage.recorded')).toMatchObject({ promptTokens: 27, completionTokens: 3 });
+  });
+
   it('answers a prompt the filter refused with 400 content_filter naming the categories, the key unseen', async () => {
     harness.upstream.next('error-content-filter');
     const error = (await openai.chat.completions
