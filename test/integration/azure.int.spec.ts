@@ -286,5 +286,9 @@ describe('azure channels in the console', () => {
       type: 'openai',
     });
     expect(toOpenAI.status).toBe(400);
+    await admin.call('PATCH', `/api/channels/${created.body.id}`, { api_version: '2024-06-01' });
+    const nowOpenAI = await admin.call('PATCH', `/api/channels/${created.body.id}`, { type: 'openai' });
+    expect(nowOpenAI.body).toMatchObject({ type: 'openai' });
+    expect(nowOpenAI.body.api_version).toBeUndefined();
   });
 });
