@@ -57,7 +57,12 @@ describe('an azure channel api_version', () => {
       thinkingToContent: false,
       enabled: true,
     };
-    const envelope = { type: 'channel.configured', version: 1, eventId: '01938f2e-7b6a-7c3d-9e1f-2a3b4c5d6e7f', occurredAt: '2026-01-01T00:00:00.000Z' };
+    const envelope = {
+      type: 'channel.configured',
+      version: 1,
+      eventId: '01938f2e-7b6a-7c3d-9e1f-2a3b4c5d6e7f',
+      occurredAt: '2026-01-01T00:00:00.000Z',
+    };
     expect(channelConfiguredV1.safeParse({ ...envelope, body: { ...body, apiVersion: '2024-10-21' } }).success).toBe(
       true,
     );
