@@ -159,6 +159,21 @@ describe('chat completions on an azure channel', () => {
     expect(await recorded('request.completed')).toMatchObject({ status: 400 });
   });
 
+  it("answers Azure's missing deployment as a 404 in its words, and a refused key as the channel's fault", async () => {
+    harness.upstream.next('error-deployment-not-found');
+    const missing = (await openai.chat.completions
+      .create({ model: 'gpt-4o', messages: hello })
+      .catch((caught) => caught)) as InstanceType<typeof OpenAI.NotFoundError>;
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(missing.message).toContain('The API deployment for this resource does not exist.');
+    harness.upstream.next('error-401');
+    const refused = (await openai.chat.completions
+      .create({ model: 'gpt-4o', messages: hello })
+      .catch((caught) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused.status).toBe(502);
+    expect(refused.message).toContain("refused this channel's credentials (HTTP 401)");
+  });
+
   it("answers Azure's 429 as a rate limit with its retry-after and retry-after-ms", async () => {
     harness.upstream.next('error-429');
     const error = (await openai.chat.completions
