@@ -161,6 +161,28 @@ describe('messages ingress on a kind defined only in this test', () => {
   });
 });
 
+describe("a kind's in-stream error, in each client's vocabulary", () => {
+  /** A reader that passes on the upstream's own error word, as a Gemini reader might. */
+  const erring: UpstreamKind = {
+    ...fakeKind,
+    createStreamReader: () => ({
+      read: (): ReplyPart[] => [{ type: 'error', errorType: 'RESOURCE_EXHAUSTED', message: 'quota' }],
+    }),
+  };
+  const errorOf = (provider: Provider, body: Record<string, unknown>) => {
+    const relay = provider.createStreamRelay({ hideUsageChunk: true, input: relayInput(body) });
+    const frames = parseFrames(runRelay(relay, [{ data: '{}' }]));
+    return JSON.parse(frames.at(-1)!.data).error;
+  };
+
+  it('an unknown type is an api_error to Anthropic clients and a server_error to OpenAI clients', () => {
+    const messages = messagesRequestSchema.parse({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
+    const chat = chatCompletionRequestSchema.parse({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(errorOf(messagesOn(erring, 'Fake'), messages)).toEqual({ type: 'api_error', message: 'quota' });
+    expect(errorOf(chatCompletionsOn(erring, 'Fake'), chat)).toMatchObject({ type: 'server_error', message: 'quota' });
+  });
+});
+
 describe('the registry', () => {
   it('derives every ingress for any kind: converting adapters, and the pass-through the kind declares', () => {
     const served = servesOf('fake' as ChannelType, fakeKind);
