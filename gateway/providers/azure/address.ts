@@ -9,7 +9,7 @@
  * @see https://learn.microsoft.com/azure/ai-foundry/openai/reference
  */
 import { defaultAzureApiVersion } from '../../../contracts/azure/channel-settings.ts';
-import type { RoutableChannel } from '../../relay/channel-router.ts';
+import type { RoutableChannel } from '../upstream-route.ts';
 
 type AzureChannel = Pick<RoutableChannel, 'baseUrl' | 'apiKey' | 'apiVersion'>;
 

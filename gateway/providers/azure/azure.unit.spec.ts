@@ -6,7 +6,6 @@ import { providerKinds } from '../index.ts';
 import type { RelayInput } from '../provider.ts';
 import { deploymentUrl } from './address.ts';
 import { azureEmbeddingsProvider, azureForResponses } from './index.ts';
-import { azureForMessages } from './messages.ts';
 import { AzureStreamReader, isPromptFilterChunk } from './stream-reader.ts';
 
 const channel = (settings: Partial<RoutableChannel> = {}): RoutableChannel => ({
@@ -34,6 +33,7 @@ const input = (
 });
 
 const chat = providerKinds.azure.serves['chat.completions']!;
+const azureForMessages = providerKinds.azure.serves.messages!;
 
 describe('azure addressing', () => {
   it('sends chat completions to the deployment with the default GA api-version and the key as api-key', () => {
