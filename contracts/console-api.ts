@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { roleSchema } from './account-role.ts';
+import { azureApiVersionSchema } from './azure/channel-settings.ts';
 import { channelTypeSchema } from './channel-type.ts';
 
 export const emailSchema = z
@@ -332,6 +333,8 @@ const channelFields = {
   thinking_to_content: z.boolean(),
   /** an openai channel that serves `/v1/responses` itself */
   responses_api: z.boolean(),
+  /** an azure channel's `api-version`; null falls back to the gateway's default */
+  api_version: azureApiVersionSchema.nullable(),
   enabled: z.boolean(),
 };
 
@@ -348,11 +351,16 @@ export const createChannelRequestSchema = z
     weight: channelFields.weight.optional(),
     thinking_to_content: channelFields.thinking_to_content.optional(),
     responses_api: channelFields.responses_api.optional(),
+    api_version: channelFields.api_version.optional(),
     enabled: channelFields.enabled.optional(),
   })
   .refine((input) => input.api_key !== undefined || input.api_keys !== undefined, {
     message: 'must hold the upstream key (api_key, or api_keys for several)',
     path: ['api_key'],
+  })
+  .refine((input) => input.api_version == null || input.type === 'azure', {
+    message: 'is a setting of azure channels only',
+    path: ['api_version'],
   });
 
 export const updateChannelRequestSchema = z.object(channelFields).partial();
@@ -396,6 +404,8 @@ export const channelViewSchema = z.object({
   weight: z.number(),
   thinking_to_content: z.boolean(),
   responses_api: z.boolean().optional(),
+  /** an azure channel's `api-version`, absent on other kinds */
+  api_version: z.string().optional(),
   enabled: z.boolean(),
   /** `config`: from the GATEWAY_CONFIG file, read-only in the console (change it in the file) */
   source: z.enum(['console', 'config']),

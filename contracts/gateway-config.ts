@@ -5,6 +5,7 @@
  * `https://api.anthropic.com`). Its `prices` set what each model costs (gateway/pricing/).
  */
 import { z } from 'zod';
+import { azureApiVersionSchema } from './azure/channel-settings.ts';
 import { channelTypeSchema } from './channel-type.ts';
 
 export const channelConfigSchema = z
@@ -25,6 +26,8 @@ export const channelConfigSchema = z
     thinking_to_content: z.boolean().default(false),
     /** an openai channel whose upstream serves `/v1/responses` itself: Responses requests are relayed as they are */
     responses_api: z.boolean().optional(),
+    /** an azure channel's `api-version` (default: contracts/azure/channel-settings.ts) */
+    api_version: azureApiVersionSchema.optional(),
     enabled: z.boolean().default(true),
     /** per-channel timeouts in ms; absent means the gateway's defaults (UPSTREAM_*_TIMEOUT_MS) */
     connect_timeout_ms: z.number().int().min(1).optional(),
@@ -34,6 +37,10 @@ export const channelConfigSchema = z
   .refine((channel) => channel.api_key !== undefined || channel.api_keys !== undefined, {
     message: 'must hold the upstream key (api_key, or api_keys for several)',
     path: ['api_key'],
+  })
+  .refine((channel) => channel.api_version === undefined || channel.type === 'azure', {
+    message: 'is a setting of azure channels only',
+    path: ['api_version'],
   });
 
 const usd = z.number().min(0, 'must not be negative').max(1_000_000, 'must be at most 1,000,000 USD');

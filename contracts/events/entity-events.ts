@@ -150,6 +150,8 @@ export const channelConfiguredV1 = envelope(
     source: channelSourceSchema.optional(),
     /** an OpenAI-kind channel that serves `/v1/responses` itself; absent means it does not */
     responsesApi: z.boolean().optional(),
+    /** an azure channel's `api-version`; absent means the gateway's default */
+    apiVersion: z.string().optional(),
   }),
 );
 

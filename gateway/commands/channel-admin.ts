@@ -62,6 +62,7 @@ export async function createChannel(context: CommandContext, input: CreateChanne
         weight: input.weight ?? 1,
         thinkingToContent: input.thinking_to_content ?? false,
         ...(input.responses_api && { responsesApi: true }),
+        ...(input.api_version != null && { apiVersion: input.api_version }),
         enabled: input.enabled ?? true,
         ...timeoutFields(input),
       },
@@ -79,7 +80,15 @@ export async function updateChannel(
   const { updatedAt: _updatedAt, ...existing } = channelById(context, channelId);
   refuseConfigChannelChange(existing);
   const replacesKeys = input.api_keys !== undefined || input.api_key !== undefined;
-  const { apiKeyCiphertexts: _keys, connectTimeoutMs, firstByteTimeoutMs, idleTimeoutMs, ...current } = existing;
+  const {
+    apiKeyCiphertexts: _keys,
+    connectTimeoutMs,
+    firstByteTimeoutMs,
+    idleTimeoutMs,
+    apiVersion: storedApiVersion,
+    ...current
+  } = existing;
+  const apiVersion = apiVersionAfter(input, current.type, storedApiVersion);
   const timeouts = {
     ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
     ...(firstByteTimeoutMs !== undefined && { firstByteTimeoutMs }),
@@ -113,12 +122,31 @@ export async function updateChannel(
         ...(input.weight !== undefined && { weight: input.weight }),
         ...(input.thinking_to_content !== undefined && { thinkingToContent: input.thinking_to_content }),
         ...(input.responses_api !== undefined && { responsesApi: input.responses_api }),
+        ...(apiVersion !== undefined && { apiVersion }),
         ...(input.enabled !== undefined && { enabled: input.enabled }),
       },
       context.now(),
     ),
   );
   return channelById(context, channelId);
+}
+
+/**
+ * The `api-version` a channel keeps after an update: null clears it, and a channel that stops being
+ * azure drops it (it would mean nothing), while setting it on another kind is refused.
+ */
+function apiVersionAfter(input: UpdateChannelRequest, storedType: string, stored: string | undefined) {
+  const type = input.type ?? storedType;
+  if (input.api_version != null && type !== 'azure') {
+    throw new CommandError(
+      'invalid',
+      'invalid_request',
+      'api_version is a setting of azure channels only.',
+      'api_version',
+    );
+  }
+  if (type !== 'azure' || input.api_version === null) return undefined;
+  return input.api_version ?? stored;
 }
 
 function timeoutFields(input: CreateChannelRequest) {

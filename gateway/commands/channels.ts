@@ -49,6 +49,7 @@ export async function seedChannels(context: CommandContext, channels: readonly C
       source: 'config' as const,
       // Only when set: channels seeded before the field existed stay unchanged.
       ...(channel.responses_api && { responsesApi: true }),
+      ...(channel.api_version !== undefined && { apiVersion: channel.api_version }),
       ...(channel.connect_timeout_ms !== undefined && { connectTimeoutMs: channel.connect_timeout_ms }),
       ...(channel.first_byte_timeout_ms !== undefined && { firstByteTimeoutMs: channel.first_byte_timeout_ms }),
       ...(channel.idle_timeout_ms !== undefined && { idleTimeoutMs: channel.idle_timeout_ms }),

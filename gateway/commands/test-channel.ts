@@ -35,6 +35,7 @@ export async function testChannel(
         weight: channel.weight,
         modelMapping: channel.modelMapping,
         thinkingToContent: false,
+        ...(channel.apiVersion !== undefined && { apiVersion: channel.apiVersion }),
       },
       upstreamModel: channel.modelMapping[model] ?? model,
     },

@@ -61,6 +61,7 @@ export function channelView(
     weight: channel.weight,
     thinking_to_content: channel.thinkingToContent,
     responses_api: channel.responsesApi === true,
+    ...(channel.apiVersion !== undefined && { api_version: channel.apiVersion }),
     enabled: channel.enabled,
     source: channel.source ?? 'console',
     updated_at: channel.updatedAt,

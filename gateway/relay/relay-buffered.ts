@@ -15,12 +15,7 @@ import { compressed, redirected } from './upstream-reply-errors.ts';
 /** An error answer becomes the gateway's error (its message scrubbed), a redirect a 502: neither is passed on. */
 export function refuseUnsuccessful(reply: BufferedReply, channel: Route['channel']): void {
   if (reply.statusCode >= 400) {
-    throw upstreamError(
-      reply.statusCode,
-      reply.body.toString('utf8', 0, MAX_ERROR_BODY),
-      reply.header('retry-after'),
-      channel,
-    );
+    throw upstreamError(reply.statusCode, reply.body.toString('utf8', 0, MAX_ERROR_BODY), reply, channel);
   }
   if (reply.statusCode >= 300) throw redirected(reply.statusCode);
 }

@@ -92,7 +92,7 @@ async function errorOf(upstream: StreamedReply, channel: SecretHolder): Promise<
     if (error !== enough) throw error;
   }
   const text = Buffer.concat(chunks).toString('utf8', 0, MAX_ERROR_BODY);
-  return upstreamError(upstream.statusCode, text, upstream.header('retry-after'), channel);
+  return upstreamError(upstream.statusCode, text, upstream, channel);
 }
 
 /**

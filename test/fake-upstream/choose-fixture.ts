@@ -2,6 +2,7 @@
  * Decides which fixture answers a request: the queued scenario if any, else a default read from the
  * request body, then the streamed or JSON variant depending on `body.stream`.
  */
+import { azureCaseExists, azureProviderForPath, isAzureEmbeddingsPath, openAICounterpart } from './azure-routes.ts';
 import { hasFixture, isRecord, type Provider } from './fixtures.ts';
 
 export interface ScenarioOptions {
@@ -30,12 +31,12 @@ export function providerForPath(path: string): Provider | undefined {
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
   if (path === '/v1/responses') return 'openai-responses';
   if (path === '/v1/embeddings') return 'openai';
-  return undefined;
+  return azureProviderForPath(path);
 }
 
 /** The endpoints answered by one case whatever the body: embeddings and token counting. */
 export function defaultCaseOfPath(path: string): string | undefined {
-  if (path === '/v1/embeddings') return 'embeddings';
+  if (path === '/v1/embeddings' || isAzureEmbeddingsPath(path)) return 'embeddings';
   if (path === '/v1/messages/count_tokens') return 'count-tokens';
   return undefined;
 }
@@ -49,7 +50,8 @@ export function assertCaseExists(caseName: string): void {
   const exists = (['openai', 'anthropic', 'openai-responses'] as const).some(
     (provider) => hasFixture(`${provider}-${caseName}`) || hasFixture(`${provider}-${caseName}${streamSuffix}`),
   );
-  if (!exists) throw new Error(`Fake upstream: no fixture case "${caseName}" for any provider`);
+  if (!exists && !azureCaseExists(caseName))
+    throw new Error(`Fake upstream: no fixture case "${caseName}" for any provider`);
 }
 
 /**
@@ -59,7 +61,9 @@ export function assertCaseExists(caseName: string): void {
 export function resolveFixtureName(provider: Provider, caseName: string, streaming: boolean): string | undefined {
   const base = `${provider}-${caseName}`;
   const candidates = streaming && !caseName.endsWith(streamSuffix) ? [`${base}${streamSuffix}`, base] : [base];
-  return candidates.find(hasFixture);
+  const counterpart = openAICounterpart(provider);
+  // Azure answers most cases as OpenAI does: its own recording first, else OpenAI's.
+  return candidates.find(hasFixture) ?? (counterpart && resolveFixtureName(counterpart, caseName, streaming));
 }
 
 export function isStreamingRequest(body: unknown): boolean {
@@ -87,11 +91,11 @@ function contentParts(message: Record<string, unknown>): Record<string, unknown>
 }
 
 function isToolResult(provider: Provider, message: Record<string, unknown>): boolean {
-  if (provider === 'openai') return message.role === 'tool' || message.role === 'function';
+  if (provider === 'openai' || provider === 'azure') return message.role === 'tool' || message.role === 'function';
   return message.role === 'user' && contentParts(message).some((part) => part.type === 'tool_result');
 }
 
 function hasImage(provider: Provider, message: Record<string, unknown>): boolean {
-  const imageType = provider === 'openai' ? 'image_url' : 'image';
+  const imageType = provider === 'openai' || provider === 'azure' ? 'image_url' : 'image';
   return contentParts(message).some((part) => part.type === imageType);
 }

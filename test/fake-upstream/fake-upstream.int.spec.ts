@@ -5,6 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { azureFixtureNames } from './azure-cases.ts';
 import { isRecord, listFixtures, loadJsonFixture, parseStreamChunks } from './fixtures.ts';
 import { type FakeUpstream, startFakeUpstream } from './server.ts';
 
@@ -66,6 +67,8 @@ const coveredFixtures = new Set<string>([
   ...anthropicErrors.map(([status]) => `anthropic-error-${status}`),
   'openai-responses-text',
   'openai-responses-text-stream',
+  // Parsed by the AzureOpenAI client in azure-fixtures.int.spec.ts.
+  ...azureFixtureNames,
 ]);
 
 const expectedCompletion = (name: string) => loadJsonFixture(name).body as OpenAI.ChatCompletion;

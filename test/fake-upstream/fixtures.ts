@@ -10,7 +10,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** `openai-responses`: OpenAI's Responses API (`POST /v1/responses`), fixtures named `openai-responses-<case>` */
-export type Provider = 'openai' | 'anthropic' | 'openai-responses';
+export type Provider = 'openai' | 'anthropic' | 'openai-responses' | AzureProvider;
+/** Azure OpenAI's deployment routes (`azure-<case>`) and its v1 Responses route (azure-routes.ts) */
+export type AzureProvider = 'azure' | 'azure-responses';
 
 export interface JsonFixture {
   kind: 'json';

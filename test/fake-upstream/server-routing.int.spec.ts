@@ -87,11 +87,17 @@ describe('queue', () => {
 });
 
 describe('requests and auth', () => {
-  it('records method, path without query, headers and parsed body', async () => {
+  it('records method, path and query apart, headers and parsed body', async () => {
     const body = { model: 'claude', max_tokens: 8, messages: [userHello] };
     await post(`${upstream.url}/v1/messages?beta=true`, body, anthropicHeaders);
     expect(upstream.requests).toEqual([
-      { method: 'POST', path: '/v1/messages', headers: expect.objectContaining(anthropicHeaders), body },
+      {
+        method: 'POST',
+        path: '/v1/messages',
+        search: '?beta=true',
+        headers: expect.objectContaining(anthropicHeaders),
+        body,
+      },
     ]);
   });
 

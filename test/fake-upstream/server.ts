@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { azureAuthenticationFailure } from './azure-routes.ts';
 import {
   assertCaseExists,
   defaultCase,
@@ -40,6 +41,8 @@ export interface RecordedRequest {
   method: string;
   /** The path without its query string, e.g. `/v1/messages`. */
   path: string;
+  /** The query string with its `?`, or '' (Azure's `?api-version=…`). */
+  search: string;
   headers: Record<string, string | string[] | undefined>;
   /** The body parsed as JSON; the raw text when it is not JSON; undefined when empty. */
   body: unknown;
@@ -111,12 +114,13 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
   const closed = new AbortController();
   response.on('close', () => closed.abort());
   const method = request.method ?? 'GET';
-  const path = new URL(request.url ?? '/', 'http://fake-upstream').pathname;
+  const { pathname: path, search, searchParams } = new URL(request.url ?? '/', 'http://fake-upstream');
   const rawBody = await readBody(request);
   const body = parseBody(rawBody);
   state.requests.push({
     method,
     path,
+    search,
     headers: { ...request.headers },
     body: body.parsed ? body.value : rawBody || undefined,
   });
@@ -135,7 +139,10 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
     const shape = provider ?? (path.startsWith('/v1/messages') ? 'anthropic' : 'openai');
     return replyJson(notFoundError(shape, method, path), shape);
   }
-  const rejection = authenticationFailure(provider, request.headers, state.options.apiKey);
+  const rejection =
+    provider === 'azure' || provider === 'azure-responses'
+      ? azureAuthenticationFailure(provider, request.headers, searchParams, state.options.apiKey)
+      : authenticationFailure(provider, request.headers, state.options.apiKey);
   if (rejection) return replyJson(rejection, provider);
   if (!body.parsed || !isRecord(body.value)) return replyJson(malformedBodyError(provider), provider);
 
@@ -151,7 +158,7 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
     status: scenario.status,
   };
   const fixture = loadFixture(name);
-  if (fixture.kind === 'json' && path === '/v1/embeddings') {
+  if (fixture.kind === 'json' && defaultCaseOfPath(path) === 'embeddings') {
     return replyJson(withEmbeddings(fixture, body.value, scenario.embeddingEncoding), provider, timing);
   }
   if (fixture.kind === 'json') return replyJson(fixture, provider, timing);

@@ -74,7 +74,10 @@ export function streamFrames(provider: Provider, fixture: StreamFixture, include
   let frames = frameCache.get(key);
   if (!frames) {
     // The Responses API names each event in an `event:` line, as Anthropic does.
-    frames = provider === 'openai' ? openaiFrames(fixture.chunks, includeUsage) : anthropicFrames(fixture.chunks);
+    frames =
+      provider === 'openai' || provider === 'azure'
+        ? openaiFrames(fixture.chunks, includeUsage)
+        : anthropicFrames(fixture.chunks);
     frameCache.set(key, frames);
   }
   return frames;

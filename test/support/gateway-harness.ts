@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ChannelType } from '../../contracts/channel-type.ts';
 import { readSettings } from '../../gateway/config/settings.ts';
 import { createRuntime, type GatewayRuntime } from '../../gateway/runtime.ts';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 
 export const UPSTREAM_KEY_OPENAI = 'upstream-openai-key-0123456789abcdef';
 export const UPSTREAM_KEY_ANTHROPIC = 'upstream-anthropic-key-0123456789abcdef';
+export const UPSTREAM_KEY_AZURE = 'upstream-azure-key-0123456789abcdef';
 
 export interface Harness {
   baseUrl: string;
@@ -28,8 +30,12 @@ export interface Harness {
 /** A channel added to the default two, pointed at the fake upstream in its own format. */
 export interface ExtraChannel {
   name: string;
-  type: 'openai' | 'anthropic';
+  type: ChannelType;
   models: string[];
+  /** an azure channel's api_version */
+  apiVersion?: string;
+  /** client model name → upstream model name (an azure channel's deployment) */
+  modelMapping?: Record<string, string>;
   thinkingToContent?: boolean;
   /** an openai channel that serves `/v1/responses` itself */
   responsesApi?: boolean;
@@ -59,10 +65,12 @@ function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): strin
     `    base_url: ${channel.baseUrl ?? (channel.type === 'openai' ? `${upstreamUrl}/v1` : upstreamUrl)}`,
     channel.apiKeys
       ? `    api_keys: [${channel.apiKeys.join(', ')}]`
-      : `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : UPSTREAM_KEY_ANTHROPIC}`,
+      : `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : channel.type === 'azure' ? UPSTREAM_KEY_AZURE : UPSTREAM_KEY_ANTHROPIC}`,
     `    models: [${channel.models.join(', ')}]`,
     `    thinking_to_content: ${channel.thinkingToContent === true}`,
     ...(channel.responsesApi ? ['    responses_api: true'] : []),
+    ...(channel.apiVersion ? [`    api_version: ${channel.apiVersion}`] : []),
+    ...(channel.modelMapping ? [`    model_mapping: ${JSON.stringify(channel.modelMapping)}`] : []),
     ...(channel.priority !== undefined ? [`    priority: ${channel.priority}`] : []),
     ...(channel.weight !== undefined ? [`    weight: ${channel.weight}`] : []),
     ...(channel.firstByteTimeoutMs !== undefined ? [`    first_byte_timeout_ms: ${channel.firstByteTimeoutMs}`] : []),

@@ -36,3 +36,42 @@ describe('channel form: keys and timeouts', () => {
     expect(request).toEqual({ priority: 2 });
   });
 });
+
+describe('channel form: azure api_version', () => {
+  const azure: ChannelView = {
+    id: 'c2',
+    name: 'azure',
+    type: 'azure',
+    base_url: 'https://contoso.openai.azure.com',
+    key_hint: '••••abcd',
+    models: ['gpt-4o'],
+    model_mapping: {},
+    priority: 0,
+    weight: 1,
+    thinking_to_content: false,
+    api_version: '2024-10-21',
+    enabled: true,
+    source: 'console',
+    updated_at: '2025-01-01T00:00:00.000Z',
+  };
+
+  it('sends api_version for azure channels only, empty as the default', () => {
+    const form = {
+      ...blankChannelForm(),
+      type: 'azure' as const,
+      name: 'a',
+      models: 'm',
+      apiKey: 'k',
+      apiVersion: ' 2025-04-01-preview ',
+    };
+    expect(createRequestOf(form, {})).toMatchObject({ type: 'azure', api_version: '2025-04-01-preview' });
+    expect(createRequestOf({ ...form, apiVersion: '' }, {})).toMatchObject({ api_version: null });
+    expect('api_version' in createRequestOf({ ...form, type: 'openai' }, {})).toBe(false);
+  });
+
+  it('shows the stored version and sends it only when it changed', () => {
+    expect(channelFormOf(azure).apiVersion).toBe('2024-10-21');
+    expect(updateRequestOf(azure, channelFormOf(azure), {})).toEqual({});
+    expect(updateRequestOf(azure, { ...channelFormOf(azure), apiVersion: '' }, {})).toEqual({ api_version: null });
+  });
+});

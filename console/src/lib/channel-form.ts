@@ -11,6 +11,8 @@ export interface ChannelFormValues {
   priority: number;
   weight: number;
   thinkingToContent: boolean;
+  /** an azure channel's api_version; '' is the gateway default */
+  apiVersion: string;
   enabled: boolean;
   /** ms as typed; '' is the gateway default */
   connectTimeout: string | number;
@@ -29,6 +31,7 @@ export function blankChannelForm(): ChannelFormValues {
     priority: 0,
     weight: 1,
     thinkingToContent: false,
+    apiVersion: '',
     enabled: true,
     connectTimeout: '',
     firstByteTimeout: '',
@@ -49,6 +52,7 @@ export function channelFormOf(channel: ChannelView): ChannelFormValues {
     priority: channel.priority,
     weight: channel.weight,
     thinkingToContent: channel.thinking_to_content,
+    apiVersion: channel.api_version ?? '',
     enabled: channel.enabled,
     connectTimeout: channel.connect_timeout_ms ?? '',
     firstByteTimeout: channel.first_byte_timeout_ms ?? '',
@@ -94,6 +98,8 @@ function commonFields(values: ChannelFormValues, mapping: Record<string, string>
     priority: Math.trunc(Number(values.priority) || 0),
     weight: Math.max(0, Math.trunc(Number(values.weight) || 0)),
     thinking_to_content: values.thinkingToContent,
+    // Only azure channels have one; a channel that stops being azure loses it on the server.
+    ...(values.type === 'azure' && { api_version: values.apiVersion.trim() || null }),
     enabled: values.enabled,
     connect_timeout_ms: timeout(values.connectTimeout),
     first_byte_timeout_ms: timeout(values.firstByteTimeout),

@@ -241,7 +241,11 @@ export const en = {
     name: 'Name',
     type: 'Type',
     baseUrl: 'Base URL',
-    baseUrlHint: 'As the provider SDK takes it, e.g. https://api.openai.com/v1 or https://api.anthropic.com',
+    baseUrlHint:
+      'As the provider SDK takes it, e.g. https://api.openai.com/v1, https://api.anthropic.com or (Azure) https://{resource}.openai.azure.com',
+    apiVersion: 'API version (api-version)',
+    apiVersionHint:
+      "Azure OpenAI's api-version, e.g. 2024-10-21; empty uses the gateway's default. The deployment is the model name after the model mapping.",
     apiKey: 'Upstream key',
     apiKeyKeep: 'Leave empty to keep the current key ({hint}).',
     apiKeyWriteOnly: 'Stored encrypted; never shown again.',

@@ -240,7 +240,10 @@ export const zhCN: Messages = {
     name: '名称',
     type: '类型',
     baseUrl: 'Base URL',
-    baseUrlHint: '与服务商 SDK 的写法一致，例如 https://api.openai.com/v1 或 https://api.anthropic.com',
+    baseUrlHint:
+      '与服务商 SDK 的写法一致，例如 https://api.openai.com/v1、https://api.anthropic.com 或（Azure）https://{resource}.openai.azure.com',
+    apiVersion: 'API 版本（api-version）',
+    apiVersionHint: 'Azure OpenAI 的 api-version，例如 2024-10-21；留空则使用网关默认值。部署名即模型映射后的模型名。',
     apiKey: '上游密钥',
     apiKeyKeep: '留空则保留当前密钥（{hint}）。',
     apiKeyWriteOnly: '加密存储，之后不再显示。',

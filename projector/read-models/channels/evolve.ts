@@ -26,6 +26,8 @@ export interface ChannelDocument {
   source?: ChannelSource;
   /** an OpenAI-kind channel that serves `/v1/responses` itself */
   responsesApi?: boolean;
+  /** an azure channel's `api-version`; absent means the gateway's default */
+  apiVersion?: string;
   updatedAt: string;
 }
 
