@@ -8,9 +8,10 @@ import { messagesRequestSchema } from '../../contracts/anthropic/messages-reques
 import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { NeutralRequest } from '../../contracts/neutral/request.ts';
 import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
+import { anthropicProvider } from '../../gateway/providers/anthropic/index.ts';
 import { chatCompletionsOn } from '../../gateway/providers/chat-completions/chat-completions-providers.ts';
 import type { ReplyPart } from '../../gateway/providers/conversion/reply.ts';
-import { servesOf, type UpstreamKind } from '../../gateway/providers/index.ts';
+import { providerKinds, servesOf, type UpstreamKind } from '../../gateway/providers/index.ts';
 import { messagesOn } from '../../gateway/providers/messages/messages-providers.ts';
 import { openAIProvider } from '../../gateway/providers/openai/index.ts';
 import type { Provider } from '../../gateway/providers/provider.ts';
@@ -184,6 +185,11 @@ describe("a kind's in-stream error, in each client's vocabulary", () => {
 });
 
 describe('the registry', () => {
+  it('keeps the same-format hot path: the pass-through providers themselves, no neutral round trip', () => {
+    expect(providerKinds.openai.serves['chat.completions']).toBe(openAIProvider);
+    expect(providerKinds.anthropic.serves.messages).toBe(anthropicProvider);
+  });
+
   it('derives every ingress for any kind: converting adapters, and the pass-through the kind declares', () => {
     const served = servesOf('fake' as ChannelType, fakeKind);
     expect(Object.keys(served).sort()).toEqual(['chat.completions', 'messages', 'responses']);

@@ -7,8 +7,9 @@
  * as they stream. A counted usage is sent to the client too (marked estimated in the usage event).
  * An upstream's error is scrubbed of the channel's keys before it is written or recorded.
  */
-import { estimatePromptTokens } from '../../relay/estimate-usage.ts';
+
 import { channelSecrets, type SecretHolder, scrubSecrets } from '../../security/scrub-secrets.ts';
+import { estimatePromptTokens } from '../estimate-usage.ts';
 import type { SseEvent, TokenCounts } from '../provider.ts';
 import type { CountedStreamOutcome, FinishingStreamRelay } from '../provider-extensions.ts';
 import { CompletionTokenCounter } from './completion-token-counter.ts';
