@@ -35,6 +35,7 @@ export const providerKinds: Record<ChannelType, ProviderKind> = {
       responses: responsesOn('anthropic'),
     },
   },
+  gemini: { ...upstreamKinds.gemini, serves: { responses: responsesOn('gemini') } },
 };
 
 /** The adapter of each channel kind that serves a client endpoint. */

@@ -16,6 +16,7 @@ import { AnthropicStreamReader } from './conversion/read-anthropic-stream.ts';
 import { readOpenAICompletion } from './conversion/read-openai-completion.ts';
 import { OpenAIStreamReader } from './conversion/read-openai-stream.ts';
 import type { Reply, ReplyPart } from './conversion/reply.ts';
+import { geminiKind } from './gemini/kind.ts';
 import { buildOpenAIRequest } from './openai/request.ts';
 import { writeChatRequest } from './openai/write-chat-request.ts';
 import type { BuiltRequest, RelayInput, SseEvent } from './provider.ts';
@@ -77,4 +78,5 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
     testRequest: ping,
     capabilities: { signedThinking: true, nativeResponses: false },
   },
+  gemini: geminiKind,
 };
