@@ -75,10 +75,12 @@ function modelParts(turn: NeutralTurn, index: number, callNames: Map<string, str
   let signedCall = false;
   for (const part of turn.parts) {
     const param = `turns[${index}]`;
-    if (part.type === 'thinking') {
-      const signature = readSignature(part.signature);
-      if (signature?.signs === 'thought' && part.text)
-        parts.push({ thought: true, text: part.text, thoughtSignature: signature.signature });
+    if (part.type === 'thinking' || part.type === 'redacted-thinking') {
+      // A carrier without text (Responses reads one as redacted thinking) holds only the signature.
+      const text = part.type === 'thinking' ? part.text : '';
+      const signature = readSignature(part.type === 'thinking' ? part.signature : part.data);
+      if (signature?.signs === 'thought' && text)
+        parts.push({ thought: true, text, thoughtSignature: signature.signature });
       else if (signature) pendingSignature = signature.signature;
       continue;
     }

@@ -142,6 +142,7 @@ describe('neutral request → generateContent body', () => {
               { type: 'tool-call', id: 'c2', name: 'f', arguments: '{}' },
               { type: 'thinking', text: 'Claude thought', signature: 'EqQBCkgIARABGAIiQL' },
               { type: 'redacted-thinking', data: 'xyz' },
+              { type: 'redacted-thinking', data: 'gemini-next:SIG3' },
               { type: 'text', text: 'Done' },
             ],
           },
@@ -154,7 +155,7 @@ describe('neutral request → generateContent body', () => {
         { thought: true, text: 'Signed thought', thoughtSignature: 'SIG1' },
         { functionCall: { name: 'f', args: {} }, thoughtSignature: 'SIG2' },
         { functionCall: { name: 'f', args: {} } },
-        { text: 'Done' },
+        { text: 'Done', thoughtSignature: 'SIG3' },
       ],
     });
   });
