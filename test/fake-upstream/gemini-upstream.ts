@@ -18,6 +18,11 @@ export const geminiCases = {
   stream: ['text-stream', 'tool-call-stream', 'tool-result-reply-stream', 'thinking-stream', 'midstream-error'],
 } as const;
 
+export const geminiFixtureNames = [
+  ...geminiCases.json.map((name) => `gemini-${name}`),
+  ...geminiCases.stream.map((name) => `gemini-${name}`),
+];
+
 const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
 export interface GeminiUpstream {
