@@ -28,13 +28,16 @@ export interface Harness {
 /** A channel added to the default two, pointed at the fake upstream in its own format. */
 export interface ExtraChannel {
   name: string;
-  type: 'openai' | 'anthropic';
+  /** a gemini channel names its `baseUrl` and `apiKeys`: the harness's fake speaks OpenAI and Anthropic */
+  type: 'openai' | 'anthropic' | 'gemini';
   models: string[];
   thinkingToContent?: boolean;
   /** an openai channel that serves `/v1/responses` itself */
   responsesApi?: boolean;
   /** another upstream (default: the harness's fake upstream in the channel's format) */
   baseUrl?: string;
+  /** client model name → upstream model name */
+  modelMapping?: Record<string, string>;
   /** several upstream keys, used in turn (default: the format's one key) */
   apiKeys?: string[];
   priority?: number;
@@ -61,6 +64,7 @@ function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): strin
       ? `    api_keys: [${channel.apiKeys.join(', ')}]`
       : `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : UPSTREAM_KEY_ANTHROPIC}`,
     `    models: [${channel.models.join(', ')}]`,
+    ...(channel.modelMapping ? [`    model_mapping: ${JSON.stringify(channel.modelMapping)}`] : []),
     `    thinking_to_content: ${channel.thinkingToContent === true}`,
     ...(channel.responsesApi ? ['    responses_api: true'] : []),
     ...(channel.priority !== undefined ? [`    priority: ${channel.priority}`] : []),
