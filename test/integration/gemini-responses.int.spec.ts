@@ -192,6 +192,27 @@ describe('a gemini channel (recorded-shape fake)', () => {
     });
   });
 
+  it('streamed reasoning: thoughts as reasoning summary deltas, the signature on the completed item', async () => {
+    let summary = '';
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of await gateway.openai.responses.create({
+      model: 'gemini-2.5-pro',
+      input: 'What is 2 + 2?',
+      reasoning: { effort: 'low' },
+      stream: true,
+    })) {
+      if (event.type === 'response.reasoning_summary_text.delta') summary += event.delta;
+      if (event.type === 'response.completed') completed = event.response;
+    }
+    expect(summary).toBe('**Working out the sum**\n\nThe user asks for 2 + 2, which is 4.\n');
+    const reasoning = completed!.output.find(
+      (item) => item.type === 'reasoning',
+    ) as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning.encrypted_content).toBe('gemini-next:CrUBAVSoXO7zm3Lf3rH1jLhQ0nDk8vdtHhBwb2eCw6lJ4qDk');
+    expect(completed!.output_text).toBe('2 + 2 = 4.');
+    expect(completed!.usage).toMatchObject({ output_tokens: 112, output_tokens_details: { reasoning_tokens: 104 } });
+  });
+
   it('thinking_to_content: thoughts reach the client as <think> text, streamed and not', async () => {
     gateway.gemini.next('thinking');
     const whole = await gateway.openai.responses.create({ model: 'gemini-think', input: 'What is 2 + 2?' });
