@@ -6,16 +6,13 @@
 
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from 'undici';
+import type { UpstreamRequest } from '../providers/upstream-route.ts';
 import { type BufferedReply, BufferedReplyHandler } from './buffered-reply.ts';
 import type { ClientAbort } from './client-abort.ts';
 import { UpstreamCallError } from './errors.ts';
 import { type StreamedReply, StreamedReplyHandler } from './streamed-reply.ts';
 
-export interface UpstreamRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
+export type { UpstreamRequest } from '../providers/upstream-route.ts';
 
 export interface UpstreamClientOptions {
   headersTimeoutMs: number;

@@ -12,6 +12,7 @@ import { channelSecrets, type SecretHolder, scrubSecrets } from '../../security/
 import type { SseEvent, TokenCounts } from '../provider.ts';
 import type { CountedStreamOutcome, FinishingStreamRelay } from '../provider-extensions.ts';
 import { CompletionTokenCounter } from './completion-token-counter.ts';
+import { anthropicVocabulary } from './map-error-type.ts';
 import type { ReplyPart, ReplyPartFilter } from './reply.ts';
 
 export interface ConvertingStreamRelayOptions {
@@ -86,7 +87,7 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
     const errorType: unknown = part.errorType;
     return {
       type: 'error',
-      errorType: typeof errorType === 'string' ? errorType : 'api_error',
+      errorType: typeof errorType === 'string' ? anthropicVocabulary(errorType) : 'api_error',
       message:
         typeof message === 'string'
           ? scrubSecrets(message, channelSecrets(this.#options.channel))
