@@ -8,7 +8,7 @@
  * it stands, rather than silently loosening the schema the client relies on.
  */
 import type { GeminiSchema } from '../../../contracts/gemini/generate-content-request.ts';
-import { GatewayError } from '../../relay/errors.ts';
+import { GatewayError } from '../../errors.ts';
 
 type JsonSchema = Record<string, unknown>;
 type GeminiType = NonNullable<GeminiSchema['type']>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../relay/errors.ts';
+import { GatewayError } from '../../errors.ts';
 import { geminiSchema } from './json-schema.ts';
 
 const convert = (schema: Record<string, unknown>, warnings: string[] = []) =>

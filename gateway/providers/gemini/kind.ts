@@ -13,6 +13,7 @@ import { writeGeminiRequest } from './write-request.ts';
 export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 
 export const geminiKind: UpstreamKind = {
+  label: 'Gemini',
   writeRequest: writeGeminiRequest,
   readReply: (body) => readGeminiReply((body ?? {}) as Partial<GeminiGenerateContentResponse>),
   createStreamReader: () => new GeminiStreamReader(),

@@ -8,7 +8,7 @@
  */
 import type { GeminiContent, GeminiPart } from '../../../contracts/gemini/generate-content-request.ts';
 import type { NeutralPart, NeutralTurn } from '../../../contracts/neutral/request.ts';
-import { GatewayError } from '../../relay/errors.ts';
+import { GatewayError } from '../../errors.ts';
 import { readSignature, SKIPPED_SIGNATURE } from './thought-signature.ts';
 
 const refused = (message: string, param: string) => new GatewayError('invalid_request', message, { param });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NeutralRequest } from '../../../contracts/neutral/request.ts';
-import { GatewayError } from '../../relay/errors.ts';
+import { GatewayError } from '../../errors.ts';
 import { SKIPPED_SIGNATURE } from './thought-signature.ts';
 import { writeGeminiRequest } from './write-request.ts';
 
