@@ -105,6 +105,7 @@ export const geminiThinkingConfigSchema = z.object({
 export const geminiGenerationConfigSchema = z.object({
   temperature: z.number().optional(),
   topP: z.number().optional(),
+  topK: z.number().int().optional(),
   maxOutputTokens: z.number().int().optional(),
   stopSequences: z.array(z.string()).optional(),
   candidateCount: z.number().int().optional(),

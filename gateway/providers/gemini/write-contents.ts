@@ -7,7 +7,7 @@
  * documents, so that Gemini 3 does not refuse the turn.
  */
 import type { GeminiContent, GeminiPart } from '../../../contracts/gemini/generate-content-request.ts';
-import type { NeutralPart, NeutralTurn } from '../../../contracts/neutral/request.ts';
+import type { NeutralTurn } from '../../../contracts/neutral/request.ts';
 import { GatewayError } from '../../errors.ts';
 import { readSignature, SKIPPED_SIGNATURE } from './thought-signature.ts';
 
@@ -34,7 +34,7 @@ function mediaPart(url: string, param: string): GeminiPart {
   return { fileData: { fileUri: url, ...(mimeType && { mimeType }) } };
 }
 
-function filePart(part: Extract<NeutralPart, { type: 'file' }>, param: string): GeminiPart {
+function filePart(part: { data?: string | undefined; fileId?: string | undefined }, param: string): GeminiPart {
   if (part.data) return mediaPart(part.data, param);
   // Only a file uploaded to Google's Files API is known to Gemini by reference.
   const id = part.fileId ?? '';
@@ -118,7 +118,16 @@ function userParts(turn: NeutralTurn, index: number, callNames: Map<string, stri
             param,
           );
         }
-        return [{ functionResponse: { name, response: functionResponse(part.output) } }];
+        // Google's convention: an `error` key for a failed call. Images a tool returned follow the response.
+        const response = part.isError ? { error: part.output } : functionResponse(part.output);
+        const media = (part.content ?? []).flatMap((content) =>
+          content.type === 'image'
+            ? [mediaPart(content.url, param)]
+            : content.type === 'file'
+              ? [filePart(content, param)]
+              : [],
+        );
+        return [{ functionResponse: { name, response } }, ...media];
       }
       default:
         return [];

@@ -50,9 +50,10 @@ function toolConfig(choice: NeutralToolChoice): GeminiToolConfig {
 
 function generationConfig(request: NeutralRequest, warnings: string[]): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
-  const { maxOutputTokens, temperature, topP, stop } = request.sampling;
+  const { maxOutputTokens, temperature, topP, topK, stop } = request.sampling;
   if (temperature !== undefined) config.temperature = temperature;
   if (topP !== undefined) config.topP = topP;
+  if (topK !== undefined) config.topK = topK;
   if (maxOutputTokens !== undefined) config.maxOutputTokens = maxOutputTokens;
   if (stop?.length) {
     if (stop.length > MAX_STOP_SEQUENCES) warnings.push(`stop sequences after the first ${MAX_STOP_SEQUENCES} dropped`);
@@ -64,8 +65,10 @@ function generationConfig(request: NeutralRequest, warnings: string[]): GeminiGe
     config.responseMimeType = 'application/json';
     config.responseSchema = geminiSchema(format.schema, { param: 'response_format', warnings });
   }
-  const effort = request.reasoning?.effort;
-  if (effort) config.thinkingConfig = { thinkingBudget: THINKING_BUDGETS[effort], includeThoughts: true };
+  // A client's exact budget (Anthropic's budget_tokens, the -thinking suffix) wins over the effort's.
+  const { effort, budgetTokens } = request.reasoning ?? {};
+  const budget = budgetTokens ?? (effort ? THINKING_BUDGETS[effort] : undefined);
+  if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: true };
   return config;
 }
 

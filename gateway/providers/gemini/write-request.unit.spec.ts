@@ -119,6 +119,44 @@ describe('neutral request → generateContent body', () => {
     ]);
   });
 
+  it('an exact thinking budget wins over the effort; topK and failed or illustrated tool results go through', () => {
+    const { body } = writeGeminiRequest(
+      request({
+        turns: [
+          { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'shot', arguments: '{}' }] },
+          {
+            role: 'user',
+            parts: [
+              {
+                type: 'tool-result',
+                callId: 'c1',
+                output: 'camera offline',
+                isError: true,
+                content: [
+                  { type: 'text', text: 'camera offline' },
+                  { type: 'image', url: 'data:image/png;base64,AAAA' },
+                ],
+              },
+            ],
+          },
+        ],
+        sampling: { topK: 40 },
+        reasoning: { effort: 'low', budgetTokens: 3000 },
+      }),
+    );
+    expect(body['generationConfig']).toEqual({
+      topK: 40,
+      thinkingConfig: { thinkingBudget: 3000, includeThoughts: true },
+    });
+    expect((body['contents'] as unknown[])[1]).toEqual({
+      role: 'user',
+      parts: [
+        { functionResponse: { name: 'shot', response: { error: 'camera offline' } } },
+        { inlineData: { mimeType: 'image/png', data: 'AAAA' } },
+      ],
+    });
+  });
+
   it.each([
     ['auto', 'AUTO'],
     ['none', 'NONE'],
