@@ -6,6 +6,6 @@
  */
 import { z } from 'zod';
 
-export const channelTypeSchema = z.enum(['openai', 'anthropic', 'azure']);
+export const channelTypeSchema = z.enum(['openai', 'anthropic', 'azure', 'gemini']);
 
 export type ChannelType = z.infer<typeof channelTypeSchema>;

@@ -18,6 +18,7 @@ import { AnthropicStreamReader } from './conversion/read-anthropic-stream.ts';
 import { readOpenAICompletion } from './conversion/read-openai-completion.ts';
 import { OpenAIStreamReader } from './conversion/read-openai-stream.ts';
 import type { Reply, ReplyPart } from './conversion/reply.ts';
+import { geminiKind } from './gemini/kind.ts';
 import { openAIProvider } from './openai/index.ts';
 import { buildOpenAIRequest } from './openai/request.ts';
 import { writeChatRequest } from './openai/write-chat-request.ts';
@@ -88,4 +89,5 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
     capabilities: { signedThinking: true, nativeResponses: false },
   },
   azure: azureKind,
+  gemini: geminiKind,
 };

@@ -55,6 +55,20 @@ export function retryHeaders(reply: ReplyHeaders | undefined): Record<string, st
   return headers;
 }
 
+/**
+ * Google answers a key it does not know with 400 INVALID_ARGUMENT, saying so only in an ErrorInfo
+ * detail: read as what it is, a refusal of the channel's credentials, not a fault of the request.
+ */
+function keyRefused(status: number, text: string): boolean {
+  if (status !== 400 || !text.includes('API_KEY_INVALID')) return false;
+  try {
+    const details = (JSON.parse(text) as { error?: { details?: unknown } }).error?.details;
+    return Array.isArray(details) && details.some((detail) => detail?.reason === 'API_KEY_INVALID');
+  } catch {
+    return false;
+  }
+}
+
 /** `channel`: whose keys the upstream may have echoed (the one that answered). */
 export function upstreamError(
   status: number,
@@ -81,7 +95,7 @@ export function upstreamError(
       },
     );
   }
-  if (status === 401 || status === 403) {
+  if (status === 401 || status === 403 || keyRefused(status, bodyText)) {
     return make(
       'upstream',
       `The upstream provider refused this channel's credentials (HTTP ${status}). An administrator should check the channel's API key.`,

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { azureFixtureNames } from './azure-cases.ts';
 import { isRecord, listFixtures, loadJsonFixture, parseStreamChunks } from './fixtures.ts';
+import { geminiFixtureNames } from './gemini-upstream.ts';
 import { type FakeUpstream, startFakeUpstream } from './server.ts';
 
 let upstream: FakeUpstream;
@@ -58,6 +59,8 @@ const coveredFixtures = new Set<string>([
   'anthropic-agent-read-stream',
   'anthropic-agent-edit-stream',
   'anthropic-agent-done-stream',
+  // Google's shapes, checked in gemini-fixtures.unit.spec.ts and served by gemini-upstream.ts.
+  ...geminiFixtureNames,
   ...(['openai', 'anthropic'] as const).flatMap((provider) => [
     ...jsonCases.map((caseName) => `${provider}-${caseName}`),
     ...replyCases.map((caseName) => `${provider}-${caseName}-stream`),

@@ -67,10 +67,10 @@ function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): strin
       ? `    api_keys: [${channel.apiKeys.join(', ')}]`
       : `    api_key: ${channel.type === 'openai' ? UPSTREAM_KEY_OPENAI : channel.type === 'azure' ? UPSTREAM_KEY_AZURE : UPSTREAM_KEY_ANTHROPIC}`,
     `    models: [${channel.models.join(', ')}]`,
+    ...(channel.modelMapping ? [`    model_mapping: ${JSON.stringify(channel.modelMapping)}`] : []),
     `    thinking_to_content: ${channel.thinkingToContent === true}`,
     ...(channel.responsesApi ? ['    responses_api: true'] : []),
     ...(channel.apiVersion ? [`    api_version: ${channel.apiVersion}`] : []),
-    ...(channel.modelMapping ? [`    model_mapping: ${JSON.stringify(channel.modelMapping)}`] : []),
     ...(channel.priority !== undefined ? [`    priority: ${channel.priority}`] : []),
     ...(channel.weight !== undefined ? [`    weight: ${channel.weight}`] : []),
     ...(channel.firstByteTimeoutMs !== undefined ? [`    first_byte_timeout_ms: ${channel.firstByteTimeoutMs}`] : []),

@@ -20,6 +20,20 @@ export interface ChannelFormValues {
   idleTimeout: string | number;
 }
 
+/** Each kind's public base URL, filled in when the kind is chosen; the field stays editable. */
+export const defaultBaseUrls: Partial<Record<ChannelView['type'], string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+};
+
+/** The base URL after the kind changes: empty or another kind's default follows the kind; one's own URL stays. */
+export function baseUrlForKind(current: string, type: ChannelView['type']): string {
+  const typed = current.trim();
+  const isDefault = typed === '' || Object.values(defaultBaseUrls).includes(typed);
+  return isDefault ? (defaultBaseUrls[type] ?? current) : current;
+}
+
 export function blankChannelForm(): ChannelFormValues {
   return {
     name: '',

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../errors.ts';
+import { geminiSchema } from './json-schema.ts';
+
+const convert = (schema: Record<string, unknown>, warnings: string[] = []) =>
+  geminiSchema(schema, { param: 'tools[0].parameters', warnings });
+
+function refusal(schema: Record<string, unknown>): GatewayError {
+  try {
+    convert(schema);
+  } catch (error) {
+    return error as GatewayError;
+  }
+  throw new Error('not refused');
+}
+
+describe('JSON schema in Gemini’s subset', () => {
+  it('rewrites types, nullable unions, oneOf, const, counts and local $refs', () => {
+    const warnings: string[] = [];
+    const converted = convert(
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        additionalProperties: false,
+        $defs: { unit: { type: 'string', enum: ['c', 'f'], description: 'Unit' } },
+        properties: {
+          city: { type: 'string', minLength: 1, format: 'email' },
+          days: { type: ['integer', 'null'], minimum: 1, format: 'int32' },
+          unit: { $ref: '#/$defs/unit' },
+          mode: { const: 'fast' },
+          tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+          either: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+          maybe: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
+        },
+        required: ['city'],
+      },
+      warnings,
+    );
+    expect(converted).toEqual({
+      type: 'OBJECT',
+      properties: {
+        city: { type: 'STRING', minLength: '1' },
+        days: { type: 'INTEGER', nullable: true, minimum: 1, format: 'int32' },
+        unit: { type: 'STRING', enum: ['c', 'f'], description: 'Unit' },
+        mode: { type: 'STRING', enum: ['fast'] },
+        tags: { type: 'ARRAY', items: { type: 'STRING' }, maxItems: '3' },
+        either: { anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }] },
+        maybe: { type: 'BOOLEAN', nullable: true },
+      },
+      required: ['city'],
+    });
+    expect(warnings).toEqual([
+      'tools[0].parameters: format email at properties.city dropped: Gemini reads no such format',
+    ]);
+  });
+
+  it('a list of several types becomes anyOf', () => {
+    expect(convert({ type: ['string', 'integer'] })).toEqual({ anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }] });
+  });
+
+  it.each([
+    [{ type: 'object', allOf: [{ type: 'object' }] }, 'allOf', 'its root'],
+    [
+      { type: 'object', properties: { tags: { type: 'object', additionalProperties: { type: 'string' } } } },
+      'additionalProperties',
+      'properties.tags',
+    ],
+    [{ type: 'object', properties: { a: { not: { type: 'string' } } } }, 'not', 'properties.a'],
+    [{ type: 'array', items: [{ type: 'string' }] }, 'items', 'its root'],
+    [{ type: 'integer', enum: [1, 2] }, 'enum', 'its root'],
+    [{ type: 'object', properties: { node: { $ref: '#' } } }, '$ref', 'properties.node'],
+    [
+      { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' },
+      '$ref',
+      'properties.next',
+    ],
+    [{ type: 'object', patternProperties: { '^x': { type: 'string' } } }, 'patternProperties', 'its root'],
+  ])('refuses %j naming %s', (schema, keyword, where) => {
+    const error = refusal(schema);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('tools[0].parameters');
+    expect(error.message).toContain(`\`${keyword}\` at ${where}`);
+  });
+});
