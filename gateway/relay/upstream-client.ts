@@ -15,6 +15,17 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /**
+   * A request that must be signed as it leaves (AWS SigV4, whose signature holds the time): resolves
+   * to the headers to send instead of `headers`. Absent on every other kind, which pay nothing for it.
+   */
+  signHeaders?: () => Promise<Record<string, string>>;
+}
+
+/** The request as it is sent: signed now when it must be. */
+export async function readyToSend(upstream: UpstreamRequest): Promise<UpstreamRequest> {
+  if (!upstream.signHeaders) return upstream;
+  return { url: upstream.url, headers: await upstream.signHeaders(), body: upstream.body };
 }
 
 export interface UpstreamClientOptions {
@@ -77,6 +88,9 @@ export class UpstreamClient {
     signal: ClientAbort,
     timeouts: UpstreamTimeouts = {},
   ): Promise<BufferedReply> {
+    if (upstream.signHeaders) {
+      return readyToSend(upstream).then((signed) => this.sendBuffered(signed, signal, timeouts));
+    }
     return new Promise<BufferedReply>((resolve, reject) => {
       this.#dispatch(
         upstream,
@@ -92,6 +106,9 @@ export class UpstreamClient {
     signal: ClientAbort,
     timeouts: UpstreamTimeouts = {},
   ): Promise<StreamedReply> {
+    if (upstream.signHeaders) {
+      return readyToSend(upstream).then((signed) => this.sendStreamed(signed, signal, timeouts));
+    }
     return new Promise<StreamedReply>((resolve, reject) => {
       this.#dispatch(
         upstream,
