@@ -6,6 +6,6 @@
  */
 import { z } from 'zod';
 
-export const channelTypeSchema = z.enum(['openai', 'anthropic']);
+export const channelTypeSchema = z.enum(['openai', 'anthropic', 'bedrock']);
 
 export type ChannelType = z.infer<typeof channelTypeSchema>;

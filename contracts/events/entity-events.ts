@@ -150,6 +150,8 @@ export const channelConfiguredV1 = envelope(
     source: channelSourceSchema.optional(),
     /** an OpenAI-kind channel that serves `/v1/responses` itself; absent means it does not */
     responsesApi: z.boolean().optional(),
+    /** a bedrock channel's AWS region, which requests are signed for; absent on other kinds */
+    region: z.string().optional(),
   }),
 );
 

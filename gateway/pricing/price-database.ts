@@ -12,7 +12,7 @@
 import { calcPrice, findProvider, type ModelInfo, type ModelPrice } from '@pydantic/genai-prices';
 import type { ChannelType, UsagePrice } from '../../contracts/events/index.ts';
 
-const providerOfKind: Record<ChannelType, string> = { openai: 'openai', anthropic: 'anthropic' };
+const providerOfKind: Record<ChannelType, string> = { openai: 'openai', anthropic: 'anthropic', bedrock: 'aws' };
 
 /** Upstream model names are few (the channels' models after mapping); the bound is against surprises. */
 const MAX_MATCHES = 4096;

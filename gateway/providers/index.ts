@@ -35,6 +35,7 @@ export const providerKinds: Record<ChannelType, ProviderKind> = {
       responses: responsesOn('anthropic'),
     },
   },
+  bedrock: { ...upstreamKinds.bedrock, serves: { responses: responsesOn('bedrock') } },
 };
 
 /** The adapter of each channel kind that serves a client endpoint. */

@@ -10,6 +10,10 @@ import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { NeutralRequest } from '../../contracts/neutral/request.ts';
 import { buildAnthropicRequest } from './anthropic/request.ts';
 import { writeMessagesRequest } from './anthropic/write-messages-request.ts';
+import { readConverseReply } from './bedrock/read-converse-reply.ts';
+import { ConverseStreamReader } from './bedrock/read-converse-stream.ts';
+import { bedrockTestRequest, buildBedrockRequest } from './bedrock/request.ts';
+import { writeConverseRequest } from './bedrock/write-converse-request.ts';
 import { jsonResponseTool } from './conversion/json-response-tool.ts';
 import { readAnthropicMessage } from './conversion/read-anthropic-message.ts';
 import { AnthropicStreamReader } from './conversion/read-anthropic-stream.ts';
@@ -19,6 +23,12 @@ import type { Reply, ReplyPart } from './conversion/reply.ts';
 import { buildOpenAIRequest } from './openai/request.ts';
 import { writeChatRequest } from './openai/write-chat-request.ts';
 import type { BuiltRequest, RelayInput, SseEvent } from './provider.ts';
+
+/**
+ * How a kind's upstream frames a streamed reply: server-sent events, or AWS's binary event stream
+ * (Bedrock), which the relay decodes into the same events for the kind's stream reader.
+ */
+export type StreamFraming = 'sse' | 'aws-event-stream';
 
 export interface StreamReader {
   read(event: SseEvent): ReplyPart[];
@@ -48,6 +58,8 @@ export interface UpstreamKind {
     signedThinking: boolean;
     /** a channel of this kind may serve `/v1/responses` natively (`responses_api: true`) */
     nativeResponses: boolean;
+    /** how its streamed replies are framed */
+    streamFraming: StreamFraming;
   };
 }
 
@@ -64,7 +76,7 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
     createStreamReader: () => new OpenAIStreamReader(),
     buildRequest: buildOpenAIRequest,
     testRequest: ping,
-    capabilities: { signedThinking: false, nativeResponses: true },
+    capabilities: { signedThinking: false, nativeResponses: true, streamFraming: 'sse' },
   },
   anthropic: {
     writeRequest(request) {
@@ -75,6 +87,14 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
     createStreamReader: () => new AnthropicStreamReader(),
     buildRequest: buildAnthropicRequest,
     testRequest: ping,
-    capabilities: { signedThinking: true, nativeResponses: false },
+    capabilities: { signedThinking: true, nativeResponses: false, streamFraming: 'sse' },
+  },
+  bedrock: {
+    writeRequest: writeConverseRequest,
+    readReply: readConverseReply,
+    createStreamReader: () => new ConverseStreamReader(),
+    buildRequest: buildBedrockRequest,
+    testRequest: bedrockTestRequest,
+    capabilities: { signedThinking: true, nativeResponses: false, streamFraming: 'aws-event-stream' },
   },
 };

@@ -31,6 +31,8 @@ export interface RoutableChannel {
   thinkingToContent: boolean;
   /** an OpenAI-kind channel that serves `/v1/responses` itself: Responses requests go to it as they are */
   responsesApi?: boolean;
+  /** a bedrock channel's AWS region, which SigV4 signs with */
+  region?: string;
 }
 
 export interface Route {
@@ -92,6 +94,7 @@ export class ChannelRouter {
       modelMapping: document.modelMapping,
       thinkingToContent: document.thinkingToContent,
       responsesApi: document.responsesApi === true,
+      ...(document.region && { region: document.region }),
     };
   }
 

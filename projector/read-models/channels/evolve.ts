@@ -26,6 +26,8 @@ export interface ChannelDocument {
   source?: ChannelSource;
   /** an OpenAI-kind channel that serves `/v1/responses` itself */
   responsesApi?: boolean;
+  /** a bedrock channel's AWS region */
+  region?: string;
   updatedAt: string;
 }
 
