@@ -4,7 +4,7 @@
  * thinking example omits it); the gateway fills a documented default before relaying.
  */
 import { z } from 'zod';
-import { contentBlockParamSchema, textBlockSchema } from './content-block.ts';
+import { cacheControlSchema, contentBlockParamSchema, textBlockSchema } from './content-block.ts';
 
 /** Used when a client leaves out `max_tokens`; Anthropic itself requires the field. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -14,18 +14,24 @@ export const anthropicMessageSchema = z.looseObject({
   content: z.union([z.string(), z.array(contentBlockParamSchema)]),
 });
 
+export const customToolSchema = z.looseObject({
+  type: z.literal('custom').optional(),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/, 'must be 1 to 128 characters of a-z, A-Z, 0-9, underscore or dash'),
+  description: z.string().optional(),
+  input_schema: z.looseObject({ type: z.literal('object') }),
+  cache_control: cacheControlSchema.nullish(),
+});
+
 export const anthropicToolSchema = z.union([
-  z.looseObject({
-    type: z.literal('custom').optional(),
-    name: z
-      .string()
-      .regex(/^[a-zA-Z0-9_-]{1,128}$/, 'must be 1 to 128 characters of a-z, A-Z, 0-9, underscore or dash'),
-    description: z.string().optional(),
-    input_schema: z.looseObject({ type: z.literal('object') }),
-  }),
+  customToolSchema,
   // Server tools (web search, code execution, …) carry a versioned type and no input_schema.
   z.looseObject({ type: z.string().refine((type) => type !== 'custom'), name: z.string() }),
 ]);
+
+/** A validated tool the client runs itself: server tools always name their versioned type. */
+export function isCustomTool(tool: AnthropicTool): tool is z.infer<typeof customToolSchema> {
+  return tool.type === undefined || tool.type === 'custom';
+}
 
 export const anthropicToolChoiceSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
@@ -54,7 +60,15 @@ export const messagesRequestSchema = z.looseObject({
   tools: z.array(anthropicToolSchema).optional(),
   tool_choice: anthropicToolChoiceSchema.optional(),
   thinking: thinkingConfigSchema.optional(),
+  /** structured outputs: the reply's text is JSON matching `format.schema` */
+  output_config: z
+    .looseObject({
+      format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() }).nullish(),
+    })
+    .optional(),
 });
 
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;
 export type AnthropicMessage = z.infer<typeof anthropicMessageSchema>;
+export type AnthropicTool = z.infer<typeof anthropicToolSchema>;
+export type AnthropicToolChoice = z.infer<typeof anthropicToolChoiceSchema>;

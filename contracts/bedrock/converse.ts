@@ -19,24 +19,33 @@ export const converseReasoningContentSchema = z.union([
   z.object({ redactedContent: z.string() }),
 ]);
 
+/** A prompt-cache breakpoint: what comes before it may be cached (models that support prompt caching). */
+export const converseCachePointSchema = z.object({ cachePoint: z.object({ type: z.literal('default') }) });
+
+export const converseImageBlockSchema = z.object({
+  image: z.object({ format: converseImageFormatSchema, source: z.object({ bytes: z.string() }) }),
+});
+
+export const converseDocumentBlockSchema = z.object({
+  document: z.object({
+    format: converseDocumentFormatSchema,
+    /** Bedrock allows letters, digits, whitespace, hyphens, parentheses and square brackets only */
+    name: z.string(),
+    source: z.object({ bytes: z.string() }),
+  }),
+});
+
 export const converseToolResultContentSchema = z.union([
   z.object({ text: z.string() }),
   z.object({ json: z.unknown() }),
+  converseImageBlockSchema,
+  converseDocumentBlockSchema,
 ]);
 
 export const converseContentBlockSchema = z.union([
   z.object({ text: z.string() }),
-  z.object({
-    image: z.object({ format: converseImageFormatSchema, source: z.object({ bytes: z.string() }) }),
-  }),
-  z.object({
-    document: z.object({
-      format: converseDocumentFormatSchema,
-      /** Bedrock allows letters, digits, whitespace, hyphens, parentheses and square brackets only */
-      name: z.string(),
-      source: z.object({ bytes: z.string() }),
-    }),
-  }),
+  converseImageBlockSchema,
+  converseDocumentBlockSchema,
   z.object({ toolUse: z.object({ toolUseId: z.string(), name: z.string(), input: z.unknown() }) }),
   z.object({
     toolResult: z.object({
@@ -46,6 +55,7 @@ export const converseContentBlockSchema = z.union([
     }),
   }),
   z.object({ reasoningContent: converseReasoningContentSchema }),
+  converseCachePointSchema,
 ]);
 
 export const converseMessageSchema = z.object({
@@ -53,13 +63,16 @@ export const converseMessageSchema = z.object({
   content: z.array(converseContentBlockSchema),
 });
 
-export const converseToolSchema = z.object({
-  toolSpec: z.object({
-    name: z.string(),
-    description: z.string().optional(),
-    inputSchema: z.object({ json: z.record(z.string(), z.unknown()) }),
+export const converseToolSchema = z.union([
+  z.object({
+    toolSpec: z.object({
+      name: z.string(),
+      description: z.string().optional(),
+      inputSchema: z.object({ json: z.record(z.string(), z.unknown()) }),
+    }),
   }),
-});
+  converseCachePointSchema,
+]);
 
 /** `auto` lets the model choose, `any` makes it call some tool, `tool` names the one it must call. */
 export const converseToolChoiceSchema = z.union([
@@ -70,7 +83,7 @@ export const converseToolChoiceSchema = z.union([
 
 export const converseRequestSchema = z.object({
   messages: z.array(converseMessageSchema),
-  system: z.array(z.object({ text: z.string() })).optional(),
+  system: z.array(z.union([z.object({ text: z.string() }), converseCachePointSchema])).optional(),
   inferenceConfig: z
     .object({
       maxTokens: z.number().int().optional(),
@@ -129,5 +142,6 @@ export type ConverseRequest = z.infer<typeof converseRequestSchema>;
 export type ConverseStopReason = z.infer<typeof converseStopReasonSchema>;
 export type ConverseUsage = z.infer<typeof converseUsageSchema>;
 export type ConverseResponse = z.infer<typeof converseResponseSchema>;
+export type ConverseToolResultContent = z.infer<typeof converseToolResultContentSchema>;
 export type ConverseImageFormat = z.infer<typeof converseImageFormatSchema>;
 export type ConverseDocumentFormat = z.infer<typeof converseDocumentFormatSchema>;

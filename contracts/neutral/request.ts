@@ -7,20 +7,56 @@
  */
 import { z } from 'zod';
 
+/**
+ * A prompt-cache breakpoint: the upstream may cache the prompt up to and including what carries it
+ * (Anthropic's `cache_control`, Bedrock's cache points). Kinds without explicit caching ignore it.
+ */
+export const neutralCacheSchema = z.object({ ttl: z.string().optional() });
+
+const textPart = z.object({ type: z.literal('text'), text: z.string(), cache: neutralCacheSchema.optional() });
+/** an http(s) URL or a `data:` URL */
+const imagePart = z.object({
+  type: z.literal('image'),
+  url: z.string(),
+  detail: z.enum(['auto', 'low', 'high']).optional(),
+  cache: neutralCacheSchema.optional(),
+});
+/** `data` is a `data:` URL; a file known only by its provider-side id has `fileId` */
+const filePart = z.object({
+  type: z.literal('file'),
+  data: z.string().optional(),
+  fileId: z.string().optional(),
+  filename: z.string().optional(),
+  cache: neutralCacheSchema.optional(),
+});
+
+/** What a tool result may hold besides its text: formats that take only text use `output`. */
+export const neutralResultContentSchema = z.discriminatedUnion('type', [textPart, imagePart, filePart]);
+
 export const neutralPartSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  /** an http(s) URL or a `data:` URL */
-  z.object({ type: z.literal('image'), url: z.string(), detail: z.enum(['auto', 'low', 'high']).optional() }),
-  /** `data` is a `data:` URL; a file known only by its provider-side id has `fileId` */
-  z.object({
-    type: z.literal('file'),
-    data: z.string().optional(),
-    fileId: z.string().optional(),
-    filename: z.string().optional(),
-  }),
+  textPart,
+  imagePart,
+  filePart,
   /** `arguments` is JSON text */
-  z.object({ type: z.literal('tool-call'), id: z.string(), name: z.string(), arguments: z.string() }),
-  z.object({ type: z.literal('tool-result'), callId: z.string(), output: z.string() }),
+  z.object({
+    type: z.literal('tool-call'),
+    id: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    cache: neutralCacheSchema.optional(),
+  }),
+  /**
+   * `output` is the result as text; `content`, when the client sent the result in parts, keeps them
+   * apart (text blocks never joined, images a tool returned) for formats that take parts.
+   */
+  z.object({
+    type: z.literal('tool-result'),
+    callId: z.string(),
+    output: z.string(),
+    isError: z.boolean().optional(),
+    content: z.array(neutralResultContentSchema).optional(),
+    cache: neutralCacheSchema.optional(),
+  }),
   /** Anthropic verifies `signature`; thinking without one cannot be sent back to Anthropic */
   z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string() }),
   z.object({ type: z.literal('redacted-thinking'), data: z.string() }),
@@ -37,6 +73,7 @@ export const neutralToolSchema = z.object({
   /** a JSON schema of the arguments */
   parameters: z.record(z.string(), z.unknown()).optional(),
   strict: z.boolean().optional(),
+  cache: neutralCacheSchema.optional(),
 });
 
 export const neutralToolChoiceSchema = z.union([z.enum(['auto', 'none', 'required']), z.object({ name: z.string() })]);
@@ -59,6 +96,8 @@ export const neutralRequestSchema = z.object({
   model: z.string(),
   /** system (and developer) instructions, in order */
   system: z.array(z.string()),
+  /** a cache breakpoint after the whole system prompt */
+  systemCache: neutralCacheSchema.optional(),
   turns: z.array(neutralTurnSchema),
   tools: z.array(neutralToolSchema),
   toolChoice: neutralToolChoiceSchema.optional(),
@@ -68,9 +107,18 @@ export const neutralRequestSchema = z.object({
     temperature: z.number().optional(),
     topP: z.number().optional(),
     stop: z.array(z.string()).optional(),
+    topK: z.number().int().optional(),
   }),
+  /**
+   * `effort` is what every format can express; `budgetTokens` is the exact thinking budget when the
+   * client gave one (Anthropic's `thinking.budget_tokens`), for kinds that take a budget.
+   */
   reasoning: z
-    .object({ effort: reasoningEffortSchema.optional(), summary: z.enum(['auto', 'concise', 'detailed']).optional() })
+    .object({
+      effort: reasoningEffortSchema.optional(),
+      budgetTokens: z.number().int().optional(),
+      summary: z.enum(['auto', 'concise', 'detailed']).optional(),
+    })
     .optional(),
   responseFormat: neutralResponseFormatSchema.optional(),
   stream: z.boolean(),
@@ -78,6 +126,8 @@ export const neutralRequestSchema = z.object({
   user: z.string().optional(),
 });
 
+export type NeutralCache = z.infer<typeof neutralCacheSchema>;
+export type NeutralResultContent = z.infer<typeof neutralResultContentSchema>;
 export type NeutralPart = z.infer<typeof neutralPartSchema>;
 export type NeutralTurn = z.infer<typeof neutralTurnSchema>;
 export type NeutralTool = z.infer<typeof neutralToolSchema>;

@@ -68,12 +68,25 @@ export const userMessageSchema = z.looseObject({
   name: z.string().optional(),
 });
 
+/**
+ * Thinking a client keeps from an earlier reply of an Anthropic-backed model (the field this gateway
+ * and LiteLLM give OpenAI clients), sent back so a thinking tool loop continues. Fields are optional:
+ * an OpenAI-compatible upstream receives the blocks as sent, whatever they hold.
+ */
+export const thinkingBlockSchema = z.looseObject({
+  type: z.string(),
+  thinking: z.string().optional(),
+  signature: z.string().optional(),
+  data: z.string().optional(),
+});
+
 export const assistantMessageSchema = z.looseObject({
   role: z.literal('assistant'),
   content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPartSchema, refusalPartSchema]))]).nullish(),
   name: z.string().optional(),
   refusal: z.string().nullish(),
   tool_calls: z.array(toolCallSchema).optional(),
+  thinking_blocks: z.array(thinkingBlockSchema).nullish(),
 });
 
 export const toolMessageSchema = z.looseObject({
@@ -93,3 +106,5 @@ export const chatMessageSchema = z.discriminatedUnion('role', [
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 export type UserContentPart = z.infer<typeof userContentPartSchema>;
 export type ToolCall = z.infer<typeof toolCallSchema>;
+export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
+export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;

@@ -1,42 +1,47 @@
 /**
  * @module gateway/providers
  * The provider registry: for each channel kind, what it brings to the neutral core (kinds.ts: its
- * request writer, reply and stream readers, addressing and auth, test request, capabilities) and
- * which client endpoints it serves with which adapter. The relay's endpoints (relay/endpoints.ts)
- * and the channel test read it.
+ * request writer, reply and stream readers, addressing and auth, test request, capabilities, the
+ * endpoints of its own format it relays as they are) and which client endpoints it serves with which
+ * adapter. `serves` is derived, so every kind serves every ingress format: its pass-through adapters
+ * where it declares them, else the generic converting adapters. The relay's endpoints
+ * (relay/endpoints.ts) and the channel test read it.
  */
 import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { Endpoint } from '../../contracts/events/index.ts';
-import { anthropicProvider } from './anthropic/index.ts';
-import { anthropicForChatCompletions } from './conversion/anthropic-for-chat-completions.ts';
-import { openAIForMessages } from './conversion/openai-for-messages.ts';
+import { chatCompletionsOn } from './chat-completions/chat-completions-providers.ts';
 import { type UpstreamKind, upstreamKinds } from './kinds.ts';
-import { openAIProvider } from './openai/index.ts';
+import { messagesOn } from './messages/messages-providers.ts';
 import type { Provider } from './provider.ts';
 import { responsesOn } from './responses/responses-providers.ts';
 
 export type { StreamReader, UpstreamKind, WrittenRequest } from './kinds.ts';
+
+/** The client endpoints every kind serves through the neutral core. */
+export type IngressEndpoint = 'chat.completions' | 'messages' | 'responses';
 
 export interface ProviderKind extends UpstreamKind {
   /** which client endpoints a channel of this kind serves, and the adapter that serves each */
   serves: Partial<Record<Endpoint, Provider>>;
 }
 
-export const providerKinds: Record<ChannelType, ProviderKind> = {
-  openai: {
-    ...upstreamKinds.openai,
-    serves: { 'chat.completions': openAIProvider, messages: openAIForMessages, responses: responsesOn('openai') },
-  },
-  anthropic: {
-    ...upstreamKinds.anthropic,
-    serves: {
-      'chat.completions': anthropicForChatCompletions,
-      messages: anthropicProvider,
-      responses: responsesOn('anthropic'),
-    },
-  },
-  bedrock: { ...upstreamKinds.bedrock, serves: { responses: responsesOn('bedrock') } },
-};
+/** What a channel of `kind` serves: its pass-through adapters, the generic ones for every other ingress. */
+export function servesOf(
+  type: ChannelType,
+  kind: UpstreamKind,
+): Record<IngressEndpoint, Provider> & ProviderKind['serves'] {
+  const target = kind.label ?? type;
+  return {
+    'chat.completions': chatCompletionsOn(kind, target),
+    messages: messagesOn(kind, target),
+    responses: responsesOn(type),
+    ...kind.passThrough,
+  };
+}
+
+export const providerKinds = Object.fromEntries(
+  Object.entries(upstreamKinds).map(([type, kind]) => [type, { ...kind, serves: servesOf(type as ChannelType, kind) }]),
+) as Record<ChannelType, ProviderKind>;
 
 /** The adapter of each channel kind that serves a client endpoint. */
 export function providersFor(endpoint: Endpoint): Partial<Record<ChannelType, Provider>> {

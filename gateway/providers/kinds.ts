@@ -3,26 +3,28 @@
  * What each channel kind brings to the neutral core: its request writer (neutral request → upstream
  * body), its reply and stream readers (upstream → neutral reply), how a request to it is addressed
  * and authenticated, the channel test's request, and its capabilities. The registry
- * (gateway/providers/index.ts) adds which client endpoints each kind serves; the generic adapters
- * (responses/responses-providers.ts) read only this, so a new kind is one entry here.
+ * (gateway/providers/index.ts) derives which client endpoints each kind serves; the generic adapters
+ * (chat-completions/, messages/, responses/) read only this, so a new kind is one entry here.
  */
 import type { ChannelType } from '../../contracts/channel-type.ts';
+import type { Endpoint } from '../../contracts/events/index.ts';
 import type { NeutralRequest } from '../../contracts/neutral/request.ts';
+import { anthropicProvider } from './anthropic/index.ts';
 import { buildAnthropicRequest } from './anthropic/request.ts';
 import { writeMessagesRequest } from './anthropic/write-messages-request.ts';
 import { readConverseReply } from './bedrock/read-converse-reply.ts';
 import { ConverseStreamReader } from './bedrock/read-converse-stream.ts';
 import { bedrockTestRequest, buildBedrockRequest } from './bedrock/request.ts';
 import { writeConverseRequest } from './bedrock/write-converse-request.ts';
-import { jsonResponseTool } from './conversion/json-response-tool.ts';
 import { readAnthropicMessage } from './conversion/read-anthropic-message.ts';
 import { AnthropicStreamReader } from './conversion/read-anthropic-stream.ts';
 import { readOpenAICompletion } from './conversion/read-openai-completion.ts';
 import { OpenAIStreamReader } from './conversion/read-openai-stream.ts';
 import type { Reply, ReplyPart } from './conversion/reply.ts';
+import { openAIProvider } from './openai/index.ts';
 import { buildOpenAIRequest } from './openai/request.ts';
 import { writeChatRequest } from './openai/write-chat-request.ts';
-import type { BuiltRequest, RelayInput, SseEvent } from './provider.ts';
+import type { BuiltRequest, Provider, RelayInput, SseEvent } from './provider.ts';
 
 /**
  * How a kind's upstream frames a streamed reply: server-sent events, or AWS's binary event stream
@@ -44,6 +46,13 @@ export interface WrittenRequest {
 }
 
 export interface UpstreamKind {
+  /** how warnings name the kind ("seed dropped: no Anthropic equivalent"); default: the channel type */
+  label?: string;
+  /**
+   * Client endpoints of the kind's own format, relayed as they are (no neutral round trip: the hot
+   * path). Every other endpoint is served by a generic converting adapter (index.ts).
+   */
+  passThrough?: Partial<Record<Endpoint, Provider>>;
   writeRequest(request: NeutralRequest): WrittenRequest;
   /** a whole upstream reply as the neutral reply */
   readReply(body: unknown): Reply;
@@ -58,8 +67,8 @@ export interface UpstreamKind {
     signedThinking: boolean;
     /** a channel of this kind may serve `/v1/responses` natively (`responses_api: true`) */
     nativeResponses: boolean;
-    /** how its streamed replies are framed */
-    streamFraming: StreamFraming;
+    /** how its streamed replies are framed; absent means server-sent events */
+    streamFraming?: StreamFraming;
   };
 }
 
@@ -67,29 +76,30 @@ const ping = (model: string) => ({ model, max_tokens: 1, messages: [{ role: 'use
 
 export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
   openai: {
-    writeRequest: (request) => ({
-      body: writeChatRequest(request) as Record<string, unknown>,
-      warnings: [],
-      answerTool: null,
-    }),
+    label: 'OpenAI',
+    passThrough: { 'chat.completions': openAIProvider },
+    writeRequest(request) {
+      const warnings: string[] = [];
+      return { body: writeChatRequest(request, warnings), warnings, answerTool: null };
+    },
     readReply: (body) => readOpenAICompletion(body as Parameters<typeof readOpenAICompletion>[0]),
     createStreamReader: () => new OpenAIStreamReader(),
     buildRequest: buildOpenAIRequest,
     testRequest: ping,
-    capabilities: { signedThinking: false, nativeResponses: true, streamFraming: 'sse' },
+    capabilities: { signedThinking: false, nativeResponses: true },
   },
   anthropic: {
-    writeRequest(request) {
-      const { body, warnings, chatBody } = writeMessagesRequest(request);
-      return { body, warnings, answerTool: jsonResponseTool(chatBody as Record<string, unknown>)?.name ?? null };
-    },
+    label: 'Anthropic',
+    passThrough: { messages: anthropicProvider },
+    writeRequest: writeMessagesRequest,
     readReply: (body) => readAnthropicMessage(body as Parameters<typeof readAnthropicMessage>[0]),
     createStreamReader: () => new AnthropicStreamReader(),
     buildRequest: buildAnthropicRequest,
     testRequest: ping,
-    capabilities: { signedThinking: true, nativeResponses: false, streamFraming: 'sse' },
+    capabilities: { signedThinking: true, nativeResponses: false },
   },
   bedrock: {
+    label: 'Bedrock',
     writeRequest: writeConverseRequest,
     readReply: readConverseReply,
     createStreamReader: () => new ConverseStreamReader(),

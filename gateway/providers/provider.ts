@@ -5,8 +5,7 @@
  */
 
 import type { TokenCounts } from '../../contracts/neutral/usage.ts';
-import type { Route } from '../relay/channel-router.ts';
-import type { UpstreamRequest } from '../relay/upstream-client.ts';
+import type { Route, UpstreamRequest } from './upstream-route.ts';
 import type { UsageRefusalNote } from './usage-check.ts';
 
 /** Token accounting in OpenAI semantics (contracts/neutral/usage.ts). */

@@ -9,37 +9,10 @@ import { log } from '../../platform/log.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { keyCiphertextsOf } from '../commands/channels.ts';
+import type { RoutableChannel, Route } from '../providers/upstream-route.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
 
-export interface RoutableChannel {
-  channelId: string;
-  name: string;
-  type: ChannelType;
-  baseUrl: string;
-  /** the first upstream key (what a one-key channel always uses) */
-  apiKey: string;
-  /** every upstream key, used in turn (absent: `apiKey` only) */
-  apiKeys?: string[];
-  /** round-robin position over `apiKeys` (this node's) */
-  keyCursor?: number;
-  connectTimeoutMs?: number | undefined;
-  firstByteTimeoutMs?: number | undefined;
-  idleTimeoutMs?: number | undefined;
-  priority: number;
-  weight: number;
-  modelMapping: Record<string, string>;
-  thinkingToContent: boolean;
-  /** an OpenAI-kind channel that serves `/v1/responses` itself: Responses requests go to it as they are */
-  responsesApi?: boolean;
-  /** a bedrock channel's AWS region, which SigV4 signs with */
-  region?: string;
-}
-
-export interface Route {
-  channel: RoutableChannel;
-  /** the model name sent upstream, after the channel's mapping */
-  upstreamModel: string;
-}
+export type { RoutableChannel, Route } from '../providers/upstream-route.ts';
 
 export class ChannelRouter {
   readonly #lookups: LookupReadModel;

@@ -29,7 +29,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   const upstream = await dependencies.upstream.sendStreamed(built.upstream, signal, route.channel);
   noteAnswer(call, exchange, upstream.statusCode, started);
   if (upstream.statusCode >= 400) throw await errorOf(upstream, route.channel);
-  const framing = upstreamKinds[route.channel.type].capabilities.streamFraming;
+  const framing = upstreamKinds[route.channel.type].capabilities.streamFraming ?? 'sse';
   const refusal = refusalOf(upstream, framing);
   if (refusal) {
     upstream.abort(refusal);

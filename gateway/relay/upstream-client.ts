@@ -6,21 +6,13 @@
 
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from 'undici';
+import type { UpstreamRequest } from '../providers/upstream-route.ts';
 import { type BufferedReply, BufferedReplyHandler } from './buffered-reply.ts';
 import type { ClientAbort } from './client-abort.ts';
 import { UpstreamCallError } from './errors.ts';
 import { type StreamedReply, StreamedReplyHandler } from './streamed-reply.ts';
 
-export interface UpstreamRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-  /**
-   * A request that must be signed as it leaves (AWS SigV4, whose signature holds the time): resolves
-   * to the headers to send instead of `headers`. Absent on every other kind, which pay nothing for it.
-   */
-  signHeaders?: () => Promise<Record<string, string>>;
-}
+export type { UpstreamRequest } from '../providers/upstream-route.ts';
 
 /** The request as it is sent: signed now when it must be. */
 export async function readyToSend(upstream: UpstreamRequest): Promise<UpstreamRequest> {

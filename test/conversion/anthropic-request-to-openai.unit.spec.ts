@@ -1,11 +1,12 @@
 /**
- * A Messages request converted for an OpenAI-format upstream (docs/wire-formats.md §3.2).
+ * A Messages request converted for an OpenAI-format upstream (docs/wire-formats.md §3.2): the messages
+ * reader, then the openai kind's writer, as the registry composes them.
  */
 import { describe, expect, it } from 'vitest';
-import { anthropicRequestToOpenAI } from '../../gateway/providers/conversion/anthropic-request-to-openai.ts';
+import { messagesForOpenAI } from './support/convert-request.ts';
 
 const base = { model: 'gpt-4o-mini', max_tokens: 512 };
-const convert = (request: Record<string, unknown>) => anthropicRequestToOpenAI({ ...base, ...request });
+const convert = (request: Record<string, unknown>) => messagesForOpenAI({ ...base, ...request });
 const weatherTool = {
   name: 'get_weather',
   description: 'Current weather',

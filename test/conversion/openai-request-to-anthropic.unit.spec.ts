@@ -1,15 +1,15 @@
 /**
  * A Chat Completions request converted for an Anthropic upstream (docs/wire-formats.md §3.1 and the request
- * pitfalls of §3.8).
+ * pitfalls of §3.8): the chat reader, then the anthropic kind's writer, as the registry composes them.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_TOKENS } from '../../contracts/anthropic/messages-request.ts';
-import { EMPTY_USER_MESSAGE } from '../../gateway/providers/conversion/openai-messages-to-anthropic.ts';
-import { openAIRequestToAnthropic } from '../../gateway/providers/conversion/openai-request-to-anthropic.ts';
+import { EMPTY_USER_MESSAGE } from '../../gateway/providers/anthropic/write-messages-turns.ts';
 import { GatewayError } from '../../gateway/relay/errors.ts';
+import { chatForAnthropic } from './support/convert-request.ts';
 
 const base = { model: 'claude-sonnet-4-5' };
-const convert = (request: Record<string, unknown>) => openAIRequestToAnthropic({ ...base, ...request });
+const convert = (request: Record<string, unknown>) => chatForAnthropic({ ...base, ...request });
 const weatherTool = {
   type: 'function',
   function: {

@@ -4,16 +4,18 @@
  * CreateChatCompletionResponse for whole replies, CreateChatCompletionStreamResponse for every chunk.
  */
 import { describe, expect, it } from 'vitest';
-import { anthropicForChatCompletions } from '../../gateway/providers/conversion/anthropic-for-chat-completions.ts';
 import {
   openAIThinkingToContentRelay,
   thinkingToContentCompletion,
 } from '../../gateway/providers/conversion/same-format-thinking.ts';
+import { providerKinds } from '../../gateway/providers/index.ts';
 import type { StreamRelay } from '../../gateway/providers/provider.ts';
 import { loadJsonFixture, parseStreamChunks } from '../fake-upstream/fixtures.ts';
 import { validateAgainst } from './support/openapi-schema.ts';
 import { relayInput } from './support/relay-input.ts';
 import { fixtureEvents, parseFrames, runRelay } from './support/sse.ts';
+
+const anthropicForChatCompletions = providerKinds.anthropic.serves['chat.completions']!;
 
 const request = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] };
 const jsonRequest = {

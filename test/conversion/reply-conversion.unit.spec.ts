@@ -3,16 +3,18 @@
  * tool calls, thinking, finish reasons and usage (docs/wire-formats.md §3.3, §3.4, §3.4b).
  */
 import { describe, expect, it } from 'vitest';
-import { anthropicForChatCompletions } from '../../gateway/providers/conversion/anthropic-for-chat-completions.ts';
 import {
   anthropicStopReason,
   finishReasonFromAnthropic,
   finishReasonFromOpenAI,
   openAIFinishReason,
 } from '../../gateway/providers/conversion/map-stop-reason.ts';
-import { openAIForMessages } from '../../gateway/providers/conversion/openai-for-messages.ts';
+import { providerKinds } from '../../gateway/providers/index.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { relayInput } from './support/relay-input.ts';
+
+const anthropicForChatCompletions = providerKinds.anthropic.serves['chat.completions']!;
+const openAIForMessages = providerKinds.openai.serves.messages!;
 
 const chatRequest = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] };
 const messagesRequest = { model: 'gpt-4o-mini', max_tokens: 256, messages: [{ role: 'user', content: 'Hi' }] };

@@ -3,8 +3,7 @@
  * checked against every rule the official clients enforce (docs/wire-formats.md TL;DR, §3.6, §3.8, §4).
  */
 import { describe, expect, it } from 'vitest';
-import { anthropicForChatCompletions } from '../../gateway/providers/conversion/anthropic-for-chat-completions.ts';
-import { openAIForMessages } from '../../gateway/providers/conversion/openai-for-messages.ts';
+import { providerKinds } from '../../gateway/providers/index.ts';
 import type { SseEvent, StreamRelay } from '../../gateway/providers/provider.ts';
 import type { CountedStreamOutcome } from '../../gateway/providers/provider-extensions.ts';
 import { loadJsonFixture, parseStreamChunks } from '../fake-upstream/fixtures.ts';
@@ -12,6 +11,9 @@ import { checkAnthropicStream } from './support/anthropic-stream-rules.ts';
 import { checkOpenAIStream } from './support/openai-stream-rules.ts';
 import { relayInput } from './support/relay-input.ts';
 import { fixtureEvents, parseFrames, runRelay } from './support/sse.ts';
+
+const anthropicForChatCompletions = providerKinds.anthropic.serves['chat.completions']!;
+const openAIForMessages = providerKinds.openai.serves.messages!;
 
 const chatRequest = { model: 'claude-sonnet-4-5', stream: true, messages: [{ role: 'user', content: 'Hi' }] };
 const messagesRequest = {

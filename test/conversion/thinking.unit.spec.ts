@@ -3,8 +3,6 @@
  * on both channel kinds for both endpoints, whole and streamed.
  */
 import { describe, expect, it } from 'vitest';
-import { anthropicForChatCompletions } from '../../gateway/providers/conversion/anthropic-for-chat-completions.ts';
-import { openAIForMessages } from '../../gateway/providers/conversion/openai-for-messages.ts';
 import {
   anthropicThinkingToContentRelay,
   openAIThinkingToContentRelay,
@@ -12,12 +10,16 @@ import {
   thinkingToContentMessage,
 } from '../../gateway/providers/conversion/same-format-thinking.ts';
 import { resolveThinkingSuffix, suffixThinkingPlan } from '../../gateway/providers/conversion/thinking.ts';
+import { providerKinds } from '../../gateway/providers/index.ts';
 import type { StreamRelay } from '../../gateway/providers/provider.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { checkAnthropicStream } from './support/anthropic-stream-rules.ts';
 import { checkOpenAIStream } from './support/openai-stream-rules.ts';
 import { relayInput } from './support/relay-input.ts';
 import { fixtureEvents, parseFrames, runRelay } from './support/sse.ts';
+
+const anthropicForChatCompletions = providerKinds.anthropic.serves['chat.completions']!;
+const openAIForMessages = providerKinds.openai.serves.messages!;
 
 const anthropicThinking = (loadJsonFixture('anthropic-thinking').body as any).content[0].thinking as string;
 const openAIThinking = (loadJsonFixture('openai-thinking').body as any).choices[0].message.reasoning_content as string;

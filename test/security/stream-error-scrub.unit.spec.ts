@@ -6,11 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { anthropicProvider } from '../../gateway/providers/anthropic/index.ts';
-import { anthropicForChatCompletions } from '../../gateway/providers/conversion/anthropic-for-chat-completions.ts';
-import { openAIForMessages } from '../../gateway/providers/conversion/openai-for-messages.ts';
+import { providerKinds } from '../../gateway/providers/index.ts';
 import { openAIProvider } from '../../gateway/providers/openai/index.ts';
 import type { Provider, RelayInput, SseEvent } from '../../gateway/providers/provider.ts';
 import { relayInput } from '../conversion/support/relay-input.ts';
+
+const anthropicForChatCompletions = providerKinds.anthropic.serves['chat.completions']!;
+const openAIForMessages = providerKinds.openai.serves.messages!;
 
 const KEYS = ['pool-key-one-Hq3Zt8Wm2Vx6', 'pool-key-two-Jr4Au9Xn3Wy7'];
 

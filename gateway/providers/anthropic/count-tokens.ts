@@ -5,8 +5,9 @@
  * at Anthropic's counting path, with the channel's model name. `max_tokens` is left out: the counting
  * API has no such field, and the `-thinking` suffix adds one for Messages.
  */
-import type { UpstreamRequest } from '../../relay/upstream-client.ts';
+
 import type { RelayInput } from '../provider.ts';
+import type { UpstreamRequest } from '../upstream-route.ts';
 import { buildAnthropicRequest } from './request.ts';
 
 export function buildAnthropicCountTokensRequest(input: RelayInput): UpstreamRequest {

@@ -6,8 +6,8 @@
  * sent as a bearer token, or an AWS credential, with which the request is signed (SigV4) as it leaves.
  */
 import { readBedrockSecret } from '../../../contracts/bedrock/credentials.ts';
-import type { RoutableChannel } from '../../relay/channel-router.ts';
 import type { BuiltRequest, RelayInput } from '../provider.ts';
+import type { RoutableChannel } from '../upstream-route.ts';
 import { signedHeaders } from './sign-request.ts';
 
 export const BEDROCK_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';

@@ -9,9 +9,10 @@ import type {
   ConverseContentBlock,
   ConverseDocumentFormat,
   ConverseImageFormat,
+  ConverseToolResultContent,
 } from '../../../contracts/bedrock/converse.ts';
-import type { NeutralPart } from '../../../contracts/neutral/request.ts';
-import { GatewayError } from '../../relay/errors.ts';
+import type { NeutralPart, NeutralResultContent } from '../../../contracts/neutral/request.ts';
+import { GatewayError } from '../../errors.ts';
 import { parseToolArguments } from '../conversion/tool-arguments.ts';
 
 const imageFormats: Record<string, ConverseImageFormat> = {
@@ -52,7 +53,7 @@ function documentName(filename: string | undefined, index: number): string {
   return cleaned || `document-${index + 1}`;
 }
 
-function image(url: string): ConverseContentBlock {
+function image(url: string): Extract<ConverseContentBlock, { image: unknown }> {
   const data = dataUrl(url);
   if (!data) {
     throw refused(
@@ -65,7 +66,10 @@ function image(url: string): ConverseContentBlock {
   return { image: { format, source: { bytes: data.base64 } } };
 }
 
-function document(part: Extract<NeutralPart, { type: 'file' }>, index: number): ConverseContentBlock {
+function document(
+  part: Extract<NeutralPart, { type: 'file' }>,
+  index: number,
+): Extract<ConverseContentBlock, { document: unknown }> {
   const data = part.data ? dataUrl(part.data) : null;
   if (!data) {
     throw refused(
@@ -81,8 +85,32 @@ function document(part: Extract<NeutralPart, { type: 'file' }>, index: number): 
   return { document: { format, name: documentName(part.filename, index), source: { bytes: data.base64 } } };
 }
 
-/** One part as Converse blocks ([] for what Converse cannot take back); `warnings` names what was left out. */
+/** A tool result's parts, kept apart as Converse takes them (text, images, documents). */
+function resultContent(
+  part: Extract<NeutralPart, { type: 'tool-result' }>,
+  index: number,
+): ConverseToolResultContent[] {
+  const parts: NeutralResultContent[] = part.content ?? [{ type: 'text', text: part.output }];
+  const content = parts.flatMap((each): ConverseToolResultContent[] => {
+    if (each.type === 'text') return each.text === '' ? [] : [{ text: each.text }];
+    return each.type === 'image' ? [image(each.url)] : [document(each, index)];
+  });
+  // Converse refuses a tool result without content.
+  return content.length > 0 ? content : [{ text: ' ' }];
+}
+
+const cachePoint: ConverseContentBlock = { cachePoint: { type: 'default' } };
+
+/**
+ * One part as Converse blocks ([] for what Converse cannot take back), followed by a cache point when
+ * the client marked the part as a cache breakpoint; `warnings` names what was left out.
+ */
 export function contentBlocks(part: NeutralPart, index: number, warnings: string[]): ConverseContentBlock[] {
+  const blocks = partBlocks(part, index, warnings);
+  return 'cache' in part && part.cache && blocks.length > 0 ? [...blocks, cachePoint] : blocks;
+}
+
+function partBlocks(part: NeutralPart, index: number, warnings: string[]): ConverseContentBlock[] {
   switch (part.type) {
     case 'text':
       // Converse refuses a blank text block.
@@ -94,7 +122,15 @@ export function contentBlocks(part: NeutralPart, index: number, warnings: string
     case 'tool-call':
       return [{ toolUse: { toolUseId: part.id, name: part.name, input: parseToolArguments(part.arguments) ?? {} } }];
     case 'tool-result':
-      return [{ toolResult: { toolUseId: part.callId, content: [{ text: part.output || ' ' }] } }];
+      return [
+        {
+          toolResult: {
+            toolUseId: part.callId,
+            content: resultContent(part, index),
+            ...(part.isError && { status: 'error' as const }),
+          },
+        },
+      ];
     case 'thinking':
       if (!part.signature) {
         warnings.push('thinking without a signature dropped: Bedrock accepts only signed reasoning back');

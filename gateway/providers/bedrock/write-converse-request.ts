@@ -7,10 +7,17 @@
  * the same things Claude refuses beside it left out; a tool loop whose assistant turn carries no
  * thinking cannot turn thinking on (pitfall 12), and is sent without it.
  */
-import type { ConverseMessage, ConverseRequest, ConverseToolChoice } from '../../../contracts/bedrock/converse.ts';
+
+import { DEFAULT_MAX_TOKENS } from '../../../contracts/anthropic/messages-request.ts';
+import type {
+  ConverseMessage,
+  ConverseRequest,
+  ConverseTool,
+  ConverseToolChoice,
+} from '../../../contracts/bedrock/converse.ts';
 import type { NeutralRequest, NeutralTurn } from '../../../contracts/neutral/request.ts';
 import { jsonResponseTool } from '../conversion/json-response-tool.ts';
-import { effortThinkingPlan } from '../conversion/thinking.ts';
+import { effortThinkingPlan, type ThinkingPlan } from '../conversion/thinking.ts';
 import type { WrittenRequest } from '../kinds.ts';
 import { contentBlocks } from './write-content.ts';
 
@@ -50,13 +57,16 @@ function toolConfig(request: NeutralRequest, warnings: string[]): ConverseReques
   if (request.toolChoice === 'none' && !usesTools(request.turns)) return undefined;
   const choice = toolChoice(request, warnings);
   return {
-    tools: request.tools.map((tool) => ({
-      toolSpec: {
-        name: tool.name,
-        ...(tool.description && { description: tool.description }),
-        inputSchema: { json: tool.parameters ?? emptyObjectSchema },
-      },
-    })),
+    tools: request.tools.flatMap((tool): ConverseTool[] => {
+      const spec: ConverseTool = {
+        toolSpec: {
+          name: tool.name,
+          ...(tool.description && { description: tool.description }),
+          inputSchema: { json: tool.parameters ?? emptyObjectSchema },
+        },
+      };
+      return tool.cache ? [spec, { cachePoint: { type: 'default' } }] : [spec];
+    }),
     ...(choice && { toolChoice: choice }),
   };
 }
@@ -69,14 +79,24 @@ function toolLoopLacksThinking(turns: readonly NeutralTurn[]): boolean {
   return first !== 'thinking' && first !== 'redacted-thinking';
 }
 
+/** The client's exact budget when it gave one (Anthropic's `budget_tokens`), else the effort's. */
+function thinkingPlan(request: NeutralRequest): ThinkingPlan | null {
+  const { effort, budgetTokens } = request.reasoning ?? {};
+  const maxTokens = request.sampling.maxOutputTokens;
+  if (budgetTokens !== undefined) {
+    // Claude needs room to answer after thinking: the budget stays below max tokens.
+    return { budgetTokens, maxTokens: Math.max(maxTokens ?? DEFAULT_MAX_TOKENS + budgetTokens, budgetTokens + 1) };
+  }
+  return effort ? effortThinkingPlan(effort === 'minimal' ? 'low' : effort, maxTokens) : null;
+}
+
 function withThinking(request: NeutralRequest, body: ConverseRequest, warnings: string[]): void {
-  const effort = request.reasoning?.effort;
-  if (!effort) return;
+  const plan = thinkingPlan(request);
+  if (!plan) return;
   if (toolLoopLacksThinking(request.turns)) {
     warnings.push('thinking not enabled for this turn: the tool-use turn it continues carries no thinking block');
     return;
   }
-  const plan = effortThinkingPlan(effort === 'minimal' ? 'low' : effort, request.sampling.maxOutputTokens);
   const inference = { ...body.inferenceConfig, maxTokens: plan.maxTokens };
   if (inference.temperature !== undefined && inference.temperature !== 1) {
     delete inference.temperature;
@@ -99,25 +119,11 @@ function withThinking(request: NeutralRequest, body: ConverseRequest, warnings: 
  * (json-response-tool.ts): Converse has no structured output setting of its own for every model.
  */
 function withAnswerTool(request: NeutralRequest, body: ConverseRequest): string | null {
-  const format = request.responseFormat;
-  if (!format || format.type === 'text') return null;
-  const answer = jsonResponseTool({
-    response_format:
-      format.type === 'json-schema'
-        ? {
-            type: 'json_schema',
-            json_schema: { name: format.name, description: format.description, schema: format.schema },
-          }
-        : { type: 'json_object' },
-    tools: request.tools.map((tool) => ({ function: { name: tool.name } })),
-  });
+  const answer = jsonResponseTool(request);
   if (!answer) return null;
-  const tool = answer.tool as { name: string; description: string; input_schema: Record<string, unknown> };
+  const { name, description, input_schema: schema } = answer.tool;
   body.toolConfig = {
-    tools: [
-      ...(body.toolConfig?.tools ?? []),
-      { toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.input_schema } } },
-    ],
+    tools: [...(body.toolConfig?.tools ?? []), { toolSpec: { name, description, inputSchema: { json: schema } } }],
     toolChoice: { tool: { name: answer.name } },
   };
   return answer.name;
@@ -126,9 +132,13 @@ function withAnswerTool(request: NeutralRequest, body: ConverseRequest): string 
 export function writeConverseRequest(request: NeutralRequest): WrittenRequest {
   const warnings: string[] = [];
   const body: ConverseRequest = { messages: messages(request.turns, warnings) };
-  const system = request.system.filter((text) => text.trim() !== '').map((text) => ({ text }));
+  const system: NonNullable<ConverseRequest['system']> = request.system
+    .filter((text) => text.trim() !== '')
+    .map((text) => ({ text }));
+  if (system.length > 0 && request.systemCache) system.push({ cachePoint: { type: 'default' } });
   if (system.length > 0) body.system = system;
-  const { maxOutputTokens, temperature, topP, stop } = request.sampling;
+  const { maxOutputTokens, temperature, topP, stop, topK } = request.sampling;
+  if (topK !== undefined) warnings.push('top_k dropped: Converse has no such setting for every model');
   const inference = {
     ...(maxOutputTokens !== undefined && { maxTokens: maxOutputTokens }),
     ...(temperature !== undefined && { temperature }),

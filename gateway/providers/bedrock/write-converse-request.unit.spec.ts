@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NeutralRequest } from '../../../contracts/neutral/request.ts';
-import { GatewayError } from '../../relay/errors.ts';
+import { GatewayError } from '../../errors.ts';
 import { writeConverseRequest } from './write-converse-request.ts';
 
 const base: NeutralRequest = {

@@ -5,36 +5,32 @@
  * as the message content (JSON text) with `finish_reason: stop`. It works on every Claude model, unlike
  * native structured outputs. The tool takes the schema's own name (e.g. `math_answer`), so the model
  * reads what it is for; `json_response` when that name is taken by a client tool or for `json_object`.
- * The request and reply sides both derive the tool from the request, so nothing is kept in between.
+ * The request writer names the tool it added (`WrittenRequest.answerTool`); the reply side reads that.
  */
+import type { NeutralRequest } from '../../../contracts/neutral/request.ts';
 import type { Reply, ReplyBlock, ReplyPart, ReplyPartFilter } from './reply.ts';
 
 export const DEFAULT_JSON_TOOL_NAME = 'json_response';
 
 export interface JsonResponseTool {
   name: string;
-  tool: Record<string, unknown>;
+  tool: { name: string; description: string; input_schema: Record<string, unknown> };
 }
 
-type ResponseFormat = {
-  type?: string;
-  json_schema?: { name?: string; description?: string; schema?: Record<string, unknown> };
-};
-
-export function jsonResponseTool(request: Record<string, unknown>): JsonResponseTool | null {
-  const format = request['response_format'] as ResponseFormat | undefined;
-  if (format?.type !== 'json_schema' && format?.type !== 'json_object') return null;
-  const clientTools = (request['tools'] as Array<{ function?: { name?: string } }> | undefined) ?? [];
-  const taken = new Set(clientTools.map((tool) => tool.function?.name));
-  const wanted = format.type === 'json_schema' ? format.json_schema?.name : undefined;
+export function jsonResponseTool(request: Pick<NeutralRequest, 'responseFormat' | 'tools'>): JsonResponseTool | null {
+  const format = request.responseFormat;
+  if (format?.type !== 'json-schema' && format?.type !== 'json-object') return null;
+  const taken = new Set(request.tools.map((tool) => tool.name));
+  const wanted = format.type === 'json-schema' ? format.name : undefined;
   const name = wanted && !taken.has(wanted) ? wanted : DEFAULT_JSON_TOOL_NAME;
-  const schema = format.type === 'json_schema' ? format.json_schema?.schema : undefined;
+  const schema = format.type === 'json-schema' ? format.schema : undefined;
+  const description = format.type === 'json-schema' ? format.description : undefined;
   return {
     name,
     tool: {
       name,
       description:
-        format.json_schema?.description ??
+        description ??
         'Give your final answer by calling this tool: its input is the answer, as JSON matching the schema.',
       // Anthropic requires an object at the root; OpenAI's structured outputs require the same.
       input_schema: schema ? { type: 'object', ...schema } : { type: 'object', additionalProperties: true },

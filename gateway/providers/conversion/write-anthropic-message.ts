@@ -5,9 +5,9 @@
  * (pitfall 6). Thinking from an OpenAI-format upstream has no signature; it is sent with `""`.
  */
 import type { TokenCounts } from '../provider.ts';
+import { sanitizeToolId } from './anthropic-tool-id.ts';
 import { anthropicStopReason } from './map-stop-reason.ts';
 import { anthropicUsage } from './map-usage.ts';
-import { sanitizeToolId } from './openai-messages-to-anthropic.ts';
 import type { Reply, ReplyBlock } from './reply.ts';
 import { parseToolArguments } from './tool-arguments.ts';
 

@@ -11,9 +11,10 @@
  * (another call, text, thinking) is held in arrival order, and the open call keeps streaming; at the
  * end the open block is closed and each held block is sent whole. No fragment is ever dropped.
  */
+
+import { sanitizeToolId } from './anthropic-tool-id.ts';
 import { anthropicStopReason } from './map-stop-reason.ts';
 import { anthropicUsage, emptyAnthropicUsage } from './map-usage.ts';
-import { sanitizeToolId } from './openai-messages-to-anthropic.ts';
 import type { FinishReason, ReplyPart } from './reply.ts';
 import { anthropicMessageId } from './write-anthropic-message.ts';
 

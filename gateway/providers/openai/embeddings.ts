@@ -6,7 +6,7 @@
  * always answer floats), the vectors are converted. Usage is the prompt's tokens, nothing generated.
  */
 import type { EncodingFormat } from '../../../contracts/openai/embeddings-request.ts';
-import { UpstreamCallError } from '../../relay/errors.ts';
+import { UpstreamCallError } from '../../errors.ts';
 import type { BuiltRequest, Provider, RelayInput, ResponseReading, TokenCounts } from '../provider.ts';
 import { firstBadCount, isTokenCount, refuseUsage, type UsageRefusalNote } from '../usage-check.ts';
 import { base64ToFloats, floatsToBase64 } from './embedding-encoding.ts';

@@ -1,19 +1,18 @@
 /**
  * @module gateway/providers/openai/write-chat-request
- * The `openai` kind's request writer: a neutral request as a Chat Completions body. Thinking parts
- * have no Chat Completions field an OpenAI-format server reads; they are written as `thinking_blocks`
- * (the field this gateway gives OpenAI clients, and the Anthropic conversion reads back) only when
- * `keepThinking` is set, else dropped.
+ * The `openai` kind's request writer: a neutral request as a Chat Completions body
+ * (docs/wire-formats.md §3.2). Thinking parts are dropped: an OpenAI-format server cannot verify
+ * them. Tool results become `tool` messages (text only) before the rest of their turn, which follows
+ * as a `user` message with any images a tool returned. Cache breakpoints are dropped silently (OpenAI
+ * caches prompts by itself); what is dropped otherwise is named in the warnings.
  */
 import type { NeutralPart, NeutralRequest, NeutralTurn } from '../../../contracts/neutral/request.ts';
 import type { ChatCompletionRequest } from '../../../contracts/openai/chat-request.ts';
 
 type Message = Record<string, unknown>;
 
-export interface ChatRequestOptions {
-  /** write thinking parts as `thinking_blocks` on assistant messages (for the Anthropic conversion) */
-  keepThinking?: boolean;
-}
+/** OpenAI allows at most four stop sequences. */
+const MAX_STOP_SEQUENCES = 4;
 
 function userContent(parts: NeutralPart[]): string | Array<Record<string, unknown>> {
   const content = parts.flatMap((part): Array<Record<string, unknown>> => {
@@ -42,32 +41,35 @@ function userContent(parts: NeutralPart[]): string | Array<Record<string, unknow
 }
 
 function userMessages(turn: NeutralTurn): Message[] {
-  const results = turn.parts.flatMap((part) =>
-    part.type === 'tool-result' ? [{ role: 'tool', tool_call_id: part.callId, content: part.output }] : [],
-  );
-  const rest = turn.parts.filter((part) => part.type !== 'tool-result');
+  const results: Message[] = [];
+  const rest: NeutralPart[] = [];
+  for (const part of turn.parts) {
+    if (part.type !== 'tool-result') {
+      rest.push(part);
+      continue;
+    }
+    results.push({
+      role: 'tool',
+      tool_call_id: part.callId,
+      content: part.isError ? `Error: ${part.output}` : part.output,
+    });
+    // A tool message holds text only: images a tool returned follow in the user message instead.
+    for (const item of part.content ?? []) if (item.type !== 'text') rest.push(item);
+  }
   return rest.length > 0 ? [...results, { role: 'user', content: userContent(rest) }] : results;
 }
 
-function assistantMessage(turn: NeutralTurn, options: ChatRequestOptions): Message {
-  const text = turn.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+function assistantMessage(turn: NeutralTurn): Message {
+  const text = turn.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
   const calls = turn.parts.flatMap((part) =>
     part.type === 'tool-call'
       ? [{ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } }]
       : [],
   );
-  const thinking = turn.parts.flatMap((part): Array<Record<string, unknown>> => {
-    // Unsigned thinking cannot be verified upstream; Anthropic would refuse the turn.
-    if (part.type === 'thinking' && part.signature)
-      return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
-    if (part.type === 'redacted-thinking') return [{ type: 'redacted_thinking', data: part.data }];
-    return [];
-  });
   return {
     role: 'assistant',
     content: text === '' && calls.length > 0 ? null : text,
     ...(calls.length > 0 && { tool_calls: calls }),
-    ...(options.keepThinking && thinking.length > 0 && { thinking_blocks: thinking }),
   };
 }
 
@@ -87,11 +89,12 @@ function responseFormat(
   };
 }
 
-export function writeChatRequest(request: NeutralRequest, options: ChatRequestOptions = {}): ChatCompletionRequest {
+/** `warnings` receives what was dropped, one short sentence each. */
+export function writeChatRequest(request: NeutralRequest, warnings: string[] = []): ChatCompletionRequest {
   const messages: Message[] = request.system.map((text) => ({ role: 'system', content: text }));
   for (const turn of request.turns) {
     if (turn.role === 'user') messages.push(...userMessages(turn));
-    else messages.push(assistantMessage(turn, options));
+    else messages.push(assistantMessage(turn));
   }
   const body: Record<string, unknown> = { model: request.model, messages };
   const { maxOutputTokens, temperature, topP, stop } = request.sampling;
@@ -100,7 +103,10 @@ export function writeChatRequest(request: NeutralRequest, options: ChatRequestOp
   if (maxOutputTokens !== undefined) body[effort ? 'max_completion_tokens' : 'max_tokens'] = maxOutputTokens;
   if (temperature !== undefined) body['temperature'] = temperature;
   if (topP !== undefined) body['top_p'] = topP;
-  if (stop?.length) body['stop'] = stop;
+  if (stop && stop.length > MAX_STOP_SEQUENCES)
+    warnings.push('stop sequences after the fourth dropped: OpenAI takes four');
+  if (stop?.length) body['stop'] = stop.slice(0, MAX_STOP_SEQUENCES);
+  if (request.sampling.topK !== undefined) warnings.push('top_k dropped: no OpenAI equivalent');
   if (request.tools.length > 0) {
     body['tools'] = request.tools.map((tool) => ({
       type: 'function',

@@ -12,7 +12,7 @@ import type {
   ResponsesInputItem,
   ResponsesRequest,
 } from '../../../contracts/openai/responses-request.ts';
-import { GatewayError } from '../../relay/errors.ts';
+import { GatewayError } from '../../errors.ts';
 
 export interface ReadRequest {
   request: NeutralRequest;

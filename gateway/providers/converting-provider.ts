@@ -1,0 +1,80 @@
+/**
+ * @module gateway/providers/converting-provider
+ * The adapter that serves a client format from a channel kind of another format, for any kind: the
+ * client's request goes through the format's reader and the kind's request writer
+ * (converted-request.ts); the upstream's reply through the kind's reader, the filters (the JSON
+ * answer tool the writer added, thinking as `<think>` text on channels that ask for it) and the
+ * format's writer. Everything kind-specific comes from the kind's entry (kinds.ts), everything
+ * format-specific from the `IngressFormat`.
+ */
+import { ConvertingStreamRelay } from './conversion/converting-stream-relay.ts';
+import { JsonToolToContent, jsonToolToContentReply } from './conversion/json-response-tool.ts';
+import type { Reply, ReplyPart, ReplyPartFilter } from './conversion/reply.ts';
+import { replyText, withUsage } from './conversion/reply-text.ts';
+import { ThinkingToContent, thinkingToContentReply } from './conversion/thinking-to-content.ts';
+import { requestConverter } from './converted-request.ts';
+import type { UpstreamKind } from './kinds.ts';
+import type { Provider, RelayInput, ResponseReading, TokenCounts } from './provider.ts';
+import { withWarnings } from './provider-extensions.ts';
+import type { ReadRequest } from './read-request.ts';
+
+export interface IngressFormat {
+  /** the client's body (checked by the endpoint's contract) as the neutral request */
+  read(body: Record<string, unknown>, target: string): ReadRequest;
+  /** the client's headers the kind may read (an Anthropic client's `anthropic-beta`); others get none */
+  passHeaders: boolean;
+  /** the client did not ask for a usage chunk (chat completions' `stream_options`) */
+  hidesUsage?(body: Record<string, unknown>): boolean;
+  writeReply(reply: Reply & { usage: TokenCounts }, body: Record<string, unknown>): unknown;
+  createStreamWriter(options: { body: Record<string, unknown>; hideUsageChunk: boolean }): {
+    write(part: ReplyPart): string;
+  };
+}
+
+/** `format` served by a channel of `kind`; `target` names the kind in warnings ("no Anthropic equivalent"). */
+export function convertingProvider(format: IngressFormat, kind: UpstreamKind, target: string): Provider {
+  const convert = requestConverter((body) => format.read(body, target), kind);
+
+  function filters(input: RelayInput): ReplyPartFilter[] {
+    const { answerTool } = convert(input.body);
+    return [
+      ...(answerTool ? [new JsonToolToContent(answerTool)] : []),
+      ...(input.route.channel.thinkingToContent ? [new ThinkingToContent()] : []),
+    ];
+  }
+
+  function filtered(reply: Reply, input: RelayInput): Reply {
+    const { answerTool } = convert(input.body);
+    const answered = answerTool ? jsonToolToContentReply(reply, answerTool) : reply;
+    return input.route.channel.thinkingToContent ? thinkingToContentReply(answered) : answered;
+  }
+
+  return {
+    buildRequest(input) {
+      const { body, warnings } = convert(input.body);
+      const built = kind.buildRequest({ ...input, body, clientHeaders: format.passHeaders ? input.clientHeaders : {} });
+      const hideUsageChunk = format.hidesUsage ? format.hidesUsage(input.body) : built.hideUsageChunk;
+      return withWarnings({ ...built, hideUsageChunk }, warnings);
+    },
+    readResponse(body, input): ResponseReading {
+      const reply = filtered(kind.readReply(body), input);
+      const completionText = replyText(reply);
+      return {
+        usage: reply.usage,
+        usageRefused: reply.usageRefused ?? null,
+        model: reply.model || null,
+        completionText,
+        clientBody: format.writeReply(withUsage(reply, input.body, completionText), input.body),
+      };
+    },
+    createStreamRelay({ hideUsageChunk, input }) {
+      return new ConvertingStreamRelay({
+        reader: kind.createStreamReader(),
+        filters: filters(input),
+        writer: format.createStreamWriter({ body: input.body, hideUsageChunk }),
+        clientBody: input.body,
+        channel: input.route.channel,
+      });
+    },
+  };
+}
