@@ -25,6 +25,8 @@ export interface BedrockGateway {
   openai: OpenAI;
   /** every event the gateway published since the last `published.length = 0` */
   published: GatewayEvent[];
+  /** POST to the gateway with the client's key in both formats' headers, for raw frames */
+  post(path: string, body: unknown): Promise<Response>;
 }
 
 export async function startBedrockGateway(
@@ -79,6 +81,17 @@ export async function startBedrockGateway(
     key,
     openai: new OpenAI({ baseURL: `${harness.baseUrl}/v1`, apiKey: key, maxRetries: 0 }),
     published,
+    post: (path, body) =>
+      fetch(`${harness.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${key}`,
+          'x-api-key': key,
+          'anthropic-version': '2023-06-01',
+        },
+        body: JSON.stringify(body),
+      }),
   };
 }
 
