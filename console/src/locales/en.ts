@@ -237,6 +237,13 @@ export const en = {
     type: 'Type',
     baseUrl: 'Base URL',
     baseUrlHint: 'As the provider SDK takes it, e.g. https://api.openai.com/v1 or https://api.anthropic.com',
+    baseUrlBedrockHint: 'Optional: empty calls the region’s endpoint, https://bedrock-runtime.<region>.amazonaws.com',
+    region: 'AWS region',
+    accessKeyId: 'AWS access key ID',
+    secretAccessKey: 'AWS secret access key',
+    sessionToken: 'AWS session token (optional)',
+    awsKeysHint:
+      'Signs requests (SigV4) instead of an upstream key, which is then a Bedrock API key. Stored encrypted; never shown again.',
     apiKey: 'Upstream key',
     apiKeyKeep: 'Leave empty to keep the current key ({hint}).',
     apiKeyWriteOnly: 'Stored encrypted; never shown again.',
