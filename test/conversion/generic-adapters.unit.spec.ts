@@ -8,9 +8,10 @@ import { messagesRequestSchema } from '../../contracts/anthropic/messages-reques
 import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { NeutralRequest } from '../../contracts/neutral/request.ts';
 import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
+import { anthropicProvider } from '../../gateway/providers/anthropic/index.ts';
 import { chatCompletionsOn } from '../../gateway/providers/chat-completions/chat-completions-providers.ts';
 import type { ReplyPart } from '../../gateway/providers/conversion/reply.ts';
-import { servesOf, type UpstreamKind } from '../../gateway/providers/index.ts';
+import { providerKinds, servesOf, type UpstreamKind } from '../../gateway/providers/index.ts';
 import { messagesOn } from '../../gateway/providers/messages/messages-providers.ts';
 import { openAIProvider } from '../../gateway/providers/openai/index.ts';
 import type { Provider } from '../../gateway/providers/provider.ts';
@@ -161,7 +162,34 @@ describe('messages ingress on a kind defined only in this test', () => {
   });
 });
 
+describe("a kind's in-stream error, in each client's vocabulary", () => {
+  /** A reader that passes on the upstream's own error word, as a Gemini reader might. */
+  const erring: UpstreamKind = {
+    ...fakeKind,
+    createStreamReader: () => ({
+      read: (): ReplyPart[] => [{ type: 'error', errorType: 'RESOURCE_EXHAUSTED', message: 'quota' }],
+    }),
+  };
+  const errorOf = (provider: Provider, body: Record<string, unknown>) => {
+    const relay = provider.createStreamRelay({ hideUsageChunk: true, input: relayInput(body) });
+    const frames = parseFrames(runRelay(relay, [{ data: '{}' }]));
+    return JSON.parse(frames.at(-1)!.data).error;
+  };
+
+  it('an unknown type is an api_error to Anthropic clients and a server_error to OpenAI clients', () => {
+    const messages = messagesRequestSchema.parse({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
+    const chat = chatCompletionRequestSchema.parse({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(errorOf(messagesOn(erring, 'Fake'), messages)).toEqual({ type: 'api_error', message: 'quota' });
+    expect(errorOf(chatCompletionsOn(erring, 'Fake'), chat)).toMatchObject({ type: 'server_error', message: 'quota' });
+  });
+});
+
 describe('the registry', () => {
+  it('keeps the same-format hot path: the pass-through providers themselves, no neutral round trip', () => {
+    expect(providerKinds.openai.serves['chat.completions']).toBe(openAIProvider);
+    expect(providerKinds.anthropic.serves.messages).toBe(anthropicProvider);
+  });
+
   it('derives every ingress for any kind: converting adapters, and the pass-through the kind declares', () => {
     const served = servesOf('fake' as ChannelType, fakeKind);
     expect(Object.keys(served).sort()).toEqual(['chat.completions', 'messages', 'responses']);

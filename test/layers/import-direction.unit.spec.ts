@@ -65,6 +65,13 @@ describe('import direction', () => {
     expect(importsInto(['projector', 'stores'], ['gateway'])).toEqual([]);
   });
 
+  it('gateway/providers/ (readers, writers, converters) imports nothing from gateway/relay/', () => {
+    const crossings = importsInto([path.join('gateway', 'providers')], ['gateway']).filter((crossing) =>
+      crossing.split(' → ')[1]!.startsWith(path.join('gateway', 'relay') + path.sep),
+    );
+    expect(crossings).toEqual([]);
+  });
+
   it('platform/ imports nothing from gateway/, projector/ or stores/', () => {
     expect(importsInto(['platform'], ['gateway', 'projector', 'stores'])).toEqual([]);
   });

@@ -7,7 +7,7 @@
  * counting budget serves the whole reply: past its first 16 K characters the rest is extrapolated, so
  * an upstream flooding a stream (with text that is costly to count) cannot keep the thread busy.
  */
-import { countingBudget, countTokens } from '../../relay/tokenizer.ts';
+import { countingBudget, countTokens } from '../tokenizer.ts';
 
 const COUNT_AFTER_CHARACTERS = 512;
 /** Text with no whitespace at all (base64, long CJK runs) is counted anyway past this length. */

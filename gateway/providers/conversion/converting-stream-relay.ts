@@ -7,11 +7,13 @@
  * as they stream. A counted usage is sent to the client too (marked estimated in the usage event).
  * An upstream's error is scrubbed of the channel's keys before it is written or recorded.
  */
-import { estimatePromptTokens } from '../../relay/estimate-usage.ts';
+
 import { channelSecrets, type SecretHolder, scrubSecrets } from '../../security/scrub-secrets.ts';
+import { estimatePromptTokens } from '../estimate-usage.ts';
 import type { SseEvent, TokenCounts } from '../provider.ts';
 import type { CountedStreamOutcome, FinishingStreamRelay } from '../provider-extensions.ts';
 import { CompletionTokenCounter } from './completion-token-counter.ts';
+import { anthropicVocabulary } from './map-error-type.ts';
 import type { ReplyPart, ReplyPartFilter } from './reply.ts';
 
 export interface ConvertingStreamRelayOptions {
@@ -86,7 +88,7 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
     const errorType: unknown = part.errorType;
     return {
       type: 'error',
-      errorType: typeof errorType === 'string' ? errorType : 'api_error',
+      errorType: typeof errorType === 'string' ? anthropicVocabulary(errorType) : 'api_error',
       message:
         typeof message === 'string'
           ? scrubSecrets(message, channelSecrets(this.#options.channel))

@@ -18,6 +18,15 @@ const anthropicToOpenAI: Record<string, string> = {
   api_error: 'server_error',
 };
 
+/**
+ * Error types of stream parts are in Anthropic's closed vocabulary (conversion/reply.ts): a kind's
+ * reader that passes on an upstream's own word (Gemini's `RESOURCE_EXHAUSTED`) is read as `api_error`,
+ * so an Anthropic client's SDK still knows the error it gets.
+ */
+export function anthropicVocabulary(errorType: string): string {
+  return Object.hasOwn(anthropicToOpenAI, errorType) ? errorType : 'api_error';
+}
+
 export function openAIErrorType(anthropicType: string): string {
   return anthropicToOpenAI[anthropicType] ?? 'server_error';
 }

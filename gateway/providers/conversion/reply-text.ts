@@ -3,7 +3,7 @@
  * The generated text of a whole reply, for the tokenizer estimate when the upstream reports no usage;
  * the client still gets a usage object, counted the same way the relay counts it.
  */
-import { estimateUsage } from '../../relay/estimate-usage.ts';
+import { estimateUsage } from '../estimate-usage.ts';
 import type { TokenCounts } from '../provider.ts';
 import type { Reply } from './reply.ts';
 

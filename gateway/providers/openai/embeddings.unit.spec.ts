@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { relayInput } from '../../../test/conversion/support/relay-input.ts';
-import { UpstreamCallError } from '../../relay/errors.ts';
+import { UpstreamCallError } from '../../errors.ts';
 import { base64ToFloats, floatsToBase64 } from './embedding-encoding.ts';
 import { openAIEmbeddingsProvider, tokenCountsFromEmbeddings } from './embeddings.ts';
 
