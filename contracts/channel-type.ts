@@ -6,6 +6,6 @@
  */
 import { z } from 'zod';
 
-export const channelTypeSchema = z.enum(['openai', 'anthropic', 'azure', 'gemini']);
+export const channelTypeSchema = z.enum(['openai', 'anthropic', 'azure', 'bedrock', 'gemini']);
 
 export type ChannelType = z.infer<typeof channelTypeSchema>;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { roleSchema } from './account-role.ts';
 import { azureApiVersionSchema } from './azure/channel-settings.ts';
+import { awsRegionSchema } from './bedrock/credentials.ts';
 import { channelTypeSchema } from './channel-type.ts';
 
 export const emailSchema = z
@@ -336,6 +337,13 @@ const channelFields = {
   /** an azure channel's `api-version`; null falls back to the gateway's default */
   api_version: azureApiVersionSchema.nullable(),
   enabled: z.boolean(),
+  /** bedrock: the AWS region, whose endpoint is the base URL when none is given */
+  region: awsRegionSchema,
+  /** bedrock: an AWS credential to sign with (SigV4), write-only like the key, instead of an API key */
+  access_key_id: z.string().trim().min(1, 'must hold the access key id').max(128),
+  secret_access_key: z.string().trim().min(1, 'must hold the secret access key').max(128),
+  /** bedrock: the session token of temporary credentials */
+  session_token: z.string().trim().min(1).max(4096),
 };
 
 export const createChannelRequestSchema = z
@@ -353,17 +361,54 @@ export const createChannelRequestSchema = z
     responses_api: channelFields.responses_api.optional(),
     api_version: channelFields.api_version.optional(),
     enabled: channelFields.enabled.optional(),
+    base_url: channelFields.base_url.optional(),
+    region: channelFields.region.optional(),
+    access_key_id: channelFields.access_key_id.optional(),
+    secret_access_key: channelFields.secret_access_key.optional(),
+    session_token: channelFields.session_token.optional(),
   })
-  .refine((input) => input.api_key !== undefined || input.api_keys !== undefined, {
-    message: 'must hold the upstream key (api_key, or api_keys for several)',
-    path: ['api_key'],
+  .refine(
+    (input) =>
+      input.api_key !== undefined ||
+      input.api_keys !== undefined ||
+      (input.access_key_id !== undefined && input.secret_access_key !== undefined),
+    {
+      message:
+        'must hold the upstream key (api_key, or api_keys for several; a bedrock channel may give an AWS access key instead)',
+      path: ['api_key'],
+    },
+  )
+  .refine((input) => input.base_url !== undefined || (input.type === 'bedrock' && input.region !== undefined), {
+    message: 'must be an absolute http(s) URL (a bedrock channel may give its region instead)',
+    path: ['base_url'],
+  })
+  .refine((input) => input.type !== 'bedrock' || input.region !== undefined, {
+    message: 'a bedrock channel needs its AWS region (e.g. us-east-1)',
+    path: ['region'],
+  })
+  .refine(
+    (input) => input.type === 'bedrock' || (input.access_key_id === undefined && input.session_token === undefined),
+    {
+      message: 'AWS credentials are for bedrock channels only',
+      path: ['access_key_id'],
+    },
+  )
+  .refine((input) => (input.access_key_id === undefined) === (input.secret_access_key === undefined), {
+    message: 'give both access_key_id and secret_access_key',
+    path: ['secret_access_key'],
   })
   .refine((input) => input.api_version == null || input.type === 'azure', {
     message: 'is a setting of azure channels only',
     path: ['api_version'],
   });
 
-export const updateChannelRequestSchema = z.object(channelFields).partial();
+export const updateChannelRequestSchema = z
+  .object(channelFields)
+  .partial()
+  .refine((input) => (input.access_key_id === undefined) === (input.secret_access_key === undefined), {
+    message: 'give both access_key_id and secret_access_key to replace an AWS credential',
+    path: ['secret_access_key'],
+  });
 
 export const channelHealthSchema = z.object({
   state: z.enum(['closed', 'open', 'half_open']),
@@ -396,8 +441,10 @@ export const channelViewSchema = z.object({
   name: z.string(),
   type: channelTypeSchema,
   base_url: z.string(),
-  /** the upstream key masked, e.g. `••••wxyz` */
+  /** the upstream key masked, e.g. `••••wxyz` (a bedrock channel's AWS credential: its access key id's end) */
   key_hint: z.string(),
+  /** a bedrock channel's AWS region */
+  region: z.string().optional(),
   models: z.array(z.string()),
   model_mapping: z.record(z.string(), z.string()),
   priority: z.number(),

@@ -6,13 +6,15 @@
  */
 import { z } from 'zod';
 import { azureApiVersionSchema } from './azure/channel-settings.ts';
+import { awsRegionSchema } from './bedrock/credentials.ts';
 import { channelTypeSchema } from './channel-type.ts';
 
 export const channelConfigSchema = z
   .object({
     name: z.string().min(1),
     type: channelTypeSchema,
-    base_url: z.url('must be an absolute http(s) URL'),
+    /** required, except on a bedrock channel: its region's endpoint (bedrock-runtime.{region}.amazonaws.com) */
+    base_url: z.url('must be an absolute http(s) URL').optional(),
     api_key: z.string().min(1, 'must hold the upstream key').optional(),
     /** several upstream keys, used in turn (round-robin); replaces `api_key` */
     api_keys: z.array(z.string().min(1)).min(1, 'must hold at least one key').optional(),
@@ -33,14 +35,40 @@ export const channelConfigSchema = z
     connect_timeout_ms: z.number().int().min(1).optional(),
     first_byte_timeout_ms: z.number().int().min(1).optional(),
     idle_timeout_ms: z.number().int().min(1).optional(),
+    /** bedrock: the AWS region requests are signed for, and whose endpoint is the default base URL */
+    region: awsRegionSchema.optional(),
+    /** bedrock: an AWS credential to sign requests with (SigV4), instead of a Bedrock API key in `api_key` */
+    access_key_id: z.string().min(1).optional(),
+    secret_access_key: z.string().min(1).optional(),
+    /** bedrock: the session token of temporary credentials */
+    session_token: z.string().min(1).optional(),
   })
-  .refine((channel) => channel.api_key !== undefined || channel.api_keys !== undefined, {
-    message: 'must hold the upstream key (api_key, or api_keys for several)',
-    path: ['api_key'],
-  })
-  .refine((channel) => channel.api_version === undefined || channel.type === 'azure', {
-    message: 'is a setting of azure channels only',
-    path: ['api_version'],
+  .superRefine((channel, context) => {
+    const issue = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+    const signs = channel.access_key_id !== undefined || channel.secret_access_key !== undefined;
+    if (channel.api_key === undefined && channel.api_keys === undefined && !signs) {
+      issue('api_key', 'must hold the upstream key (api_key, or api_keys for several)');
+    }
+    if (channel.api_version !== undefined && channel.type !== 'azure') {
+      issue('api_version', 'is a setting of azure channels only');
+    }
+    if (channel.type !== 'bedrock') {
+      if (channel.base_url === undefined) issue('base_url', 'must be an absolute http(s) URL');
+      if (signs || channel.session_token !== undefined) {
+        issue('access_key_id', 'AWS credentials are for bedrock channels only');
+      }
+      return;
+    }
+    if (channel.region === undefined) issue('region', 'a bedrock channel needs its AWS region (e.g. us-east-1)');
+    if (signs && (channel.access_key_id === undefined || channel.secret_access_key === undefined)) {
+      issue(
+        channel.access_key_id === undefined ? 'access_key_id' : 'secret_access_key',
+        'give both access_key_id and secret_access_key',
+      );
+    }
+    if (signs && (channel.api_key !== undefined || channel.api_keys !== undefined)) {
+      issue('api_key', 'give either an API key or an AWS credential, not both');
+    }
   });
 
 const usd = z.number().min(0, 'must not be negative').max(1_000_000, 'must be at most 1,000,000 USD');

@@ -152,6 +152,8 @@ export const channelConfiguredV1 = envelope(
     responsesApi: z.boolean().optional(),
     /** an azure channel's `api-version`; absent means the gateway's default */
     apiVersion: z.string().optional(),
+    /** a bedrock channel's AWS region, which requests are signed for; absent on other kinds */
+    region: z.string().optional(),
   }),
 );
 

@@ -8,7 +8,7 @@
 import type { CreateChannelRequest, UpdateChannelRequest } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import { newEvent } from '../events/new-event.ts';
-import { channelIdOf, encryptedKeys } from './channels.ts';
+import { baseUrlOf, channelIdOf, encryptedKeys, upstreamKeysOf } from './channels.ts';
 import { type CommandContext, commit } from './command-context.ts';
 import { CommandError } from './errors.ts';
 
@@ -54,8 +54,8 @@ export async function createChannel(context: CommandContext, input: CreateChanne
         channelId,
         name: input.name,
         type: input.type,
-        baseUrl: trimmedBaseUrl(input.base_url),
-        ...encryptedKeys(input.api_keys ?? [input.api_key!], context.keys.encryption),
+        baseUrl: baseUrlOf(input),
+        ...encryptedKeys(upstreamKeysOf(input), context.keys.encryption),
         models: [...new Set(input.models)],
         modelMapping: input.model_mapping ?? {},
         priority: input.priority ?? 0,
@@ -65,6 +65,7 @@ export async function createChannel(context: CommandContext, input: CreateChanne
         ...(input.api_version != null && { apiVersion: input.api_version }),
         enabled: input.enabled ?? true,
         ...timeoutFields(input),
+        ...(input.region !== undefined && { region: input.region }),
       },
       context.now(),
     ),
@@ -79,7 +80,8 @@ export async function updateChannel(
 ): Promise<ChannelDocument> {
   const { updatedAt: _updatedAt, ...existing } = channelById(context, channelId);
   refuseConfigChannelChange(existing);
-  const replacesKeys = input.api_keys !== undefined || input.api_key !== undefined;
+  const newKeys = upstreamKeysOf(input);
+  const replacesKeys = newKeys.length > 0;
   const {
     apiKeyCiphertexts: _keys,
     connectTimeoutMs,
@@ -115,7 +117,8 @@ export async function updateChannel(
         ...(input.name !== undefined && { name: input.name }),
         ...(input.type !== undefined && { type: input.type }),
         ...(input.base_url !== undefined && { baseUrl: trimmedBaseUrl(input.base_url) }),
-        ...(replacesKeys && encryptedKeys(input.api_keys ?? [input.api_key!], context.keys.encryption)),
+        ...(input.region !== undefined && { region: input.region }),
+        ...(replacesKeys && encryptedKeys(newKeys, context.keys.encryption)),
         ...(input.models !== undefined && { models: [...new Set(input.models)] }),
         ...(input.model_mapping !== undefined && { modelMapping: input.model_mapping }),
         ...(input.priority !== undefined && { priority: input.priority }),

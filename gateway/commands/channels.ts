@@ -7,6 +7,7 @@
  * the console, which may then edit or remove it.
  */
 import { createHash } from 'node:crypto';
+import { bedrockEndpoint, storedAwsCredential } from '../../contracts/bedrock/credentials.ts';
 import type { ChannelConfig } from '../../contracts/gateway-config.ts';
 import { newEvent } from '../events/new-event.ts';
 import { decryptSecret, encryptSecret } from '../security/upstream-key-cipher.ts';
@@ -25,6 +26,37 @@ export function encryptedKeys(keys: readonly string[], encryptionKey: Buffer) {
   };
 }
 
+interface KeyFields {
+  api_key?: string | undefined;
+  api_keys?: string[] | undefined;
+  access_key_id?: string | undefined;
+  secret_access_key?: string | undefined;
+  session_token?: string | undefined;
+}
+
+/**
+ * The secrets a channel's key slots hold, in the order they are used: its keys, or (bedrock) its AWS
+ * credential as one slot (contracts/bedrock/credentials.ts); empty when the fields hold none.
+ */
+export function upstreamKeysOf(fields: KeyFields): string[] {
+  if (fields.api_keys) return fields.api_keys;
+  if (fields.access_key_id !== undefined && fields.secret_access_key !== undefined) {
+    return [
+      storedAwsCredential({
+        accessKeyId: fields.access_key_id,
+        secretAccessKey: fields.secret_access_key,
+        ...(fields.session_token !== undefined && { sessionToken: fields.session_token }),
+      }),
+    ];
+  }
+  return fields.api_key !== undefined ? [fields.api_key] : [];
+}
+
+/** The base URL a channel is called at: the one given, else (bedrock) its region's endpoint. */
+export function baseUrlOf(fields: { base_url?: string | undefined; region?: string | undefined }): string {
+  return (fields.base_url ?? bedrockEndpoint(fields.region ?? 'us-east-1')).replace(/\/+$/, '');
+}
+
 /** Every upstream key of a channel document, encrypted, in the order they are used. */
 export function keyCiphertextsOf(document: { apiKeyCiphertext: string; apiKeyCiphertexts?: string[] }): string[] {
   return document.apiKeyCiphertexts ?? [document.apiKeyCiphertext];
@@ -39,7 +71,7 @@ export async function seedChannels(context: CommandContext, channels: readonly C
       channelId,
       name: channel.name,
       type: channel.type,
-      baseUrl: channel.base_url.replace(/\/+$/, ''),
+      baseUrl: baseUrlOf(channel),
       models: channel.models,
       modelMapping: channel.model_mapping,
       priority: channel.priority,
@@ -53,8 +85,9 @@ export async function seedChannels(context: CommandContext, channels: readonly C
       ...(channel.connect_timeout_ms !== undefined && { connectTimeoutMs: channel.connect_timeout_ms }),
       ...(channel.first_byte_timeout_ms !== undefined && { firstByteTimeoutMs: channel.first_byte_timeout_ms }),
       ...(channel.idle_timeout_ms !== undefined && { idleTimeoutMs: channel.idle_timeout_ms }),
+      ...(channel.region !== undefined && { region: channel.region }),
     };
-    const keys = channel.api_keys ?? [channel.api_key!];
+    const keys = upstreamKeysOf(channel);
     if (existing) {
       const { apiKeyCiphertext: _first, apiKeyCiphertexts: _all, updatedAt: _updatedAt, ...rest } = existing;
       let sameKeys = false;

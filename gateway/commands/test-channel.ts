@@ -8,7 +8,7 @@ import type { ChannelTestResult } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import { providerKinds } from '../providers/index.ts';
 import type { RelayInput } from '../providers/provider.ts';
-import { transportError } from '../relay/upstream-client.ts';
+import { readyToSend, transportError } from '../relay/upstream-client.ts';
 import { upstreamError } from '../relay/upstream-error.ts';
 import { redirected } from '../relay/upstream-reply-errors.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
@@ -36,6 +36,7 @@ export async function testChannel(
         modelMapping: channel.modelMapping,
         thinkingToContent: false,
         ...(channel.apiVersion !== undefined && { apiVersion: channel.apiVersion }),
+        ...(channel.region && { region: channel.region }),
       },
       upstreamModel: channel.modelMapping[model] ?? model,
     },
@@ -43,7 +44,8 @@ export async function testChannel(
     stream: false,
     clientHeaders: {},
   };
-  const built = providerKinds[channel.type].buildRequest(input).upstream;
+  // Signed (a bedrock channel's AWS credential) just before it is sent, as the relay does.
+  const built = await readyToSend(providerKinds[channel.type].buildRequest(input).upstream);
   const started = now();
   const result = (ok: boolean, status: number, error: string | null): ChannelTestResult => ({
     ok,

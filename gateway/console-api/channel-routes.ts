@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { Router } from 'express';
+import { readBedrockSecret } from '../../contracts/bedrock/credentials.ts';
 import {
   type ChannelUsageList,
   type ChannelView,
@@ -22,7 +23,7 @@ import {
   trimmedBaseUrl,
   updateChannel,
 } from '../commands/channel-admin.ts';
-import { keyCiphertextsOf } from '../commands/channels.ts';
+import { baseUrlOf, keyCiphertextsOf } from '../commands/channels.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { testChannel } from '../commands/test-channel.ts';
 import type { ChannelHealth } from '../relay/circuit-breaker.ts';
@@ -38,6 +39,13 @@ export function maskKey(key: string): string {
   return `••••${key.length >= 12 ? key.slice(-4) : ''}`;
 }
 
+/** What a key slot's hint is made from: a bedrock channel's AWS credential shows its access key id. */
+function shownKey(type: ChannelDocument['type'], secret: string): string {
+  if (type !== 'bedrock') return secret;
+  const read = readBedrockSecret(secret);
+  return read.kind === 'sigv4' ? read.credential.accessKeyId : read.apiKey;
+}
+
 export function channelView(
   channel: ChannelDocument,
   encryptionKey: Buffer,
@@ -45,7 +53,7 @@ export function channelView(
 ): ChannelView {
   let hint = '••••';
   try {
-    hint = maskKey(decryptSecret(channel.apiKeyCiphertext, encryptionKey));
+    hint = maskKey(shownKey(channel.type, decryptSecret(channel.apiKeyCiphertext, encryptionKey)));
   } catch {
     // A key encrypted under another secret stays fully masked.
   }
@@ -55,6 +63,7 @@ export function channelView(
     type: channel.type,
     base_url: channel.baseUrl,
     key_hint: hint,
+    ...(channel.region !== undefined && { region: channel.region }),
     models: channel.models,
     model_mapping: channel.modelMapping,
     priority: channel.priority,
@@ -124,7 +133,7 @@ export function channelRoutes(context: CommandContext, health?: (channelId: stri
   router.post('/channels', async (request, response) => {
     adminUser(request);
     const input = parseOrThrow(createChannelRequestSchema, request.body);
-    await refusePrivateUpstream(input.base_url, allowPrivate);
+    await refusePrivateUpstream(baseUrlOf(input), allowPrivate);
     response.status(201).json(view(await createChannel(context, input)));
   });
 

@@ -16,6 +16,7 @@ const providerOfKind: Record<ChannelType, string> = {
   openai: 'openai',
   anthropic: 'anthropic',
   azure: 'azure',
+  bedrock: 'aws',
   gemini: 'google',
 };
 

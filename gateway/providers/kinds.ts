@@ -13,6 +13,10 @@ import { anthropicProvider } from './anthropic/index.ts';
 import { buildAnthropicRequest } from './anthropic/request.ts';
 import { writeMessagesRequest } from './anthropic/write-messages-request.ts';
 import { azureKind } from './azure/kind.ts';
+import { readConverseReply } from './bedrock/read-converse-reply.ts';
+import { ConverseStreamReader } from './bedrock/read-converse-stream.ts';
+import { bedrockTestRequest, buildBedrockRequest } from './bedrock/request.ts';
+import { writeConverseRequest } from './bedrock/write-converse-request.ts';
 import { readAnthropicMessage } from './conversion/read-anthropic-message.ts';
 import { AnthropicStreamReader } from './conversion/read-anthropic-stream.ts';
 import { readOpenAICompletion } from './conversion/read-openai-completion.ts';
@@ -23,6 +27,12 @@ import { openAIProvider } from './openai/index.ts';
 import { buildOpenAIRequest } from './openai/request.ts';
 import { writeChatRequest } from './openai/write-chat-request.ts';
 import type { BuiltRequest, Provider, RelayInput, SseEvent } from './provider.ts';
+
+/**
+ * How a kind's upstream frames a streamed reply: server-sent events, or AWS's binary event stream
+ * (Bedrock), which the relay decodes into the same events for the kind's stream reader.
+ */
+export type StreamFraming = 'sse' | 'aws-event-stream';
 
 export interface StreamReader {
   read(event: SseEvent): ReplyPart[];
@@ -59,6 +69,8 @@ export interface UpstreamKind {
     signedThinking: boolean;
     /** a channel of this kind may serve `/v1/responses` natively (`responses_api: true`) */
     nativeResponses: boolean;
+    /** how its streamed replies are framed; absent means server-sent events */
+    streamFraming?: StreamFraming;
   };
 }
 
@@ -90,4 +102,13 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
   },
   azure: azureKind,
   gemini: geminiKind,
+  bedrock: {
+    label: 'Bedrock',
+    writeRequest: writeConverseRequest,
+    readReply: readConverseReply,
+    createStreamReader: () => new ConverseStreamReader(),
+    buildRequest: buildBedrockRequest,
+    testRequest: bedrockTestRequest,
+    capabilities: { signedThinking: true, nativeResponses: false, streamFraming: 'aws-event-stream' },
+  },
 };

@@ -28,6 +28,8 @@ export interface RoutableChannel {
   responsesApi?: boolean;
   /** an azure channel's `api-version`; absent means the default (contracts/azure/channel-settings.ts) */
   apiVersion?: string;
+  /** a bedrock channel's AWS region, which SigV4 signs with */
+  region?: string;
 }
 
 export interface Route {
@@ -40,4 +42,9 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /**
+   * A request that must be signed as it leaves (AWS SigV4, whose signature holds the time): resolves
+   * to the headers to send instead of `headers`. Absent on every other kind, which pay nothing for it.
+   */
+  signHeaders?: () => Promise<Record<string, string>>;
 }

@@ -68,6 +68,7 @@ export class ChannelRouter {
       thinkingToContent: document.thinkingToContent,
       responsesApi: document.responsesApi === true,
       ...(document.apiVersion !== undefined && { apiVersion: document.apiVersion }),
+      ...(document.region && { region: document.region }),
     };
   }
 

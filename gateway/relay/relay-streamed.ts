@@ -6,6 +6,7 @@
  * redirect, a compressed or differently typed body) is refused on its headers, before the client's
  * 200, and its call ended unread.
  */
+import { type StreamFraming, upstreamKinds } from '../providers/kinds.ts';
 import { finishFrames, usageSourceOf } from '../providers/provider-extensions.ts';
 import type { SecretHolder } from '../security/scrub-secrets.ts';
 import { UpstreamCallError } from './errors.ts';
@@ -17,6 +18,7 @@ import { upstreamError } from './upstream-error.ts';
 import { compressed, notEventStream, redirected } from './upstream-reply-errors.ts';
 
 const HEADERS_ALONE_AFTER_MS = 50;
+const AWS_EVENT_STREAM_TYPE = 'application/vnd.amazon.eventstream';
 /** Errors of a reply that carried nothing a provider bills for, unless content came before them. */
 const UNBILLED = new Set(['upstream_bad_reply', 'upstream_frame_too_large']);
 
@@ -27,7 +29,8 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   const upstream = await dependencies.upstream.sendStreamed(built.upstream, signal, route.channel);
   noteAnswer(call, exchange, upstream.statusCode, started);
   if (upstream.statusCode >= 400) throw await errorOf(upstream, route.channel);
-  const refusal = refusalOf(upstream);
+  const framing = upstreamKinds[route.channel.type].capabilities.streamFraming ?? 'sse';
+  const refusal = refusalOf(upstream, framing);
   if (refusal) {
     upstream.abort(refusal);
     throw refusal;
@@ -48,7 +51,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
   let billable = true;
   try {
-    await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders));
+    await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders), framing);
     // A converted stream that ended without its end event still closes in the client's format.
     const tail = finishFrames(relay);
     if (tail) response.write(tail);
@@ -98,15 +101,21 @@ async function errorOf(upstream: StreamedReply, channel: SecretHolder): Promise<
 /**
  * Why a 2xx/3xx answer is not a stream the relay can read, from its headers: a redirect (not
  * followed), a compressed body, or a content type that is not an event stream. A missing type, and
- * text/plain (some servers label SSE so), are read as SSE.
+ * text/plain (some servers label SSE so), are read as SSE. A kind framed as AWS event streams must
+ * say so (`application/vnd.amazon.eventstream`): its decoder reads nothing else.
  */
-function refusalOf(upstream: StreamedReply): Error | null {
+function refusalOf(upstream: StreamedReply, framing: StreamFraming): Error | null {
   if (upstream.statusCode >= 300) return redirected(upstream.statusCode);
   const encoding = upstream.contentEncoding;
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
     return compressed(encoding, upstream.statusCode);
   }
   const type = upstream.contentType;
+  if (framing === 'aws-event-stream') {
+    return type?.toLowerCase().startsWith(AWS_EVENT_STREAM_TYPE)
+      ? null
+      : notEventStream(type ?? 'no content type', upstream.statusCode);
+  }
   if (type !== undefined && !type.includes('event-stream') && !type.startsWith('text/plain')) {
     return notEventStream(type, upstream.statusCode);
   }

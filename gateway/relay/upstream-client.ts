@@ -14,6 +14,12 @@ import { type StreamedReply, StreamedReplyHandler } from './streamed-reply.ts';
 
 export type { UpstreamRequest } from '../providers/upstream-route.ts';
 
+/** The request as it is sent: signed now when it must be. */
+export async function readyToSend(upstream: UpstreamRequest): Promise<UpstreamRequest> {
+  if (!upstream.signHeaders) return upstream;
+  return { url: upstream.url, headers: await upstream.signHeaders(), body: upstream.body };
+}
+
 export interface UpstreamClientOptions {
   headersTimeoutMs: number;
   idleTimeoutMs: number;
@@ -74,6 +80,9 @@ export class UpstreamClient {
     signal: ClientAbort,
     timeouts: UpstreamTimeouts = {},
   ): Promise<BufferedReply> {
+    if (upstream.signHeaders) {
+      return readyToSend(upstream).then((signed) => this.sendBuffered(signed, signal, timeouts));
+    }
     return new Promise<BufferedReply>((resolve, reject) => {
       this.#dispatch(
         upstream,
@@ -89,6 +98,9 @@ export class UpstreamClient {
     signal: ClientAbort,
     timeouts: UpstreamTimeouts = {},
   ): Promise<StreamedReply> {
+    if (upstream.signHeaders) {
+      return readyToSend(upstream).then((signed) => this.sendStreamed(signed, signal, timeouts));
+    }
     return new Promise<StreamedReply>((resolve, reject) => {
       this.#dispatch(
         upstream,

@@ -106,7 +106,8 @@ export function upstreamError(
   if (status === 413) return make('request_too_large', `The upstream provider says the request is too large${said}`);
   if (status === 503 || status === 529)
     return make('overloaded', `The upstream provider is overloaded (HTTP ${status})${said}`);
-  if (status === 504) return make('timeout', `The upstream provider timed out${said}`);
+  // 408 is the upstream's own timeout (Bedrock's ModelTimeoutException), not a fault of the client's request.
+  if (status === 504 || status === 408) return make('timeout', `The upstream provider timed out${said}`);
   if (status >= 500) return make('upstream', `The upstream provider failed (HTTP ${status})${said}`);
   if (status === 402) return make('upstream', `The upstream provider refused to bill this channel (HTTP 402)${said}`);
   return make('invalid_request', `The upstream provider rejected the request${said}`, status);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storedAwsCredential } from '../../contracts/bedrock/credentials.ts';
 import { channelSecrets, REDACTED, scrubJsonText, scrubSecrets } from './scrub-secrets.ts';
 
 const KEY = 'upstream-key-Qm7vX2pL9sT4wZ8r';
@@ -104,5 +105,21 @@ describe('scrubJsonText', () => {
     expect(scrubJsonText(deep, [KEY])).not.toContain(KEY);
     const shallowEnough = `${'['.repeat(40)}"${KEY}"${']'.repeat(40)}`;
     expect(scrubJsonText(shallowEnough, [KEY])).not.toContain(KEY);
+  });
+});
+
+describe('channelSecrets of a bedrock channel', () => {
+  // The slot holds the credential as JSON; its parts are runs of that text, which the fragment pass finds.
+  it('takes each part of a stored AWS credential out of an echo', () => {
+    const slot = storedAwsCredential({
+      accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      sessionToken: 'IQoJb3JpZ2luX2VjEXAMPLEsessiontoken0123456789',
+    });
+    const echoed =
+      'signature mismatch: secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, token IQoJb3JpZ2luX2VjEXAMPLEsessiontoken0123456789';
+    expect(scrubSecrets(echoed, channelSecrets({ apiKey: slot }))).toBe(
+      'signature mismatch: secret [redacted], token [redacted]',
+    );
   });
 });

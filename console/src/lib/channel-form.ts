@@ -18,6 +18,11 @@ export interface ChannelFormValues {
   connectTimeout: string | number;
   firstByteTimeout: string | number;
   idleTimeout: string | number;
+  /** bedrock: the AWS region; with an access key id and secret, the channel signs (SigV4) instead of using an API key */
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
 }
 
 /** Each kind's public base URL, filled in when the kind is chosen; the field stays editable. */
@@ -50,6 +55,10 @@ export function blankChannelForm(): ChannelFormValues {
     connectTimeout: '',
     firstByteTimeout: '',
     idleTimeout: '',
+    region: '',
+    accessKeyId: '',
+    secretAccessKey: '',
+    sessionToken: '',
   };
 }
 
@@ -71,6 +80,10 @@ export function channelFormOf(channel: ChannelView): ChannelFormValues {
     connectTimeout: channel.connect_timeout_ms ?? '',
     firstByteTimeout: channel.first_byte_timeout_ms ?? '',
     idleTimeout: channel.idle_timeout_ms ?? '',
+    region: channel.region ?? '',
+    accessKeyId: '',
+    secretAccessKey: '',
+    sessionToken: '',
   };
 }
 
@@ -102,11 +115,25 @@ export function parseMapping(text: string): Record<string, string> | null {
   return mapping;
 }
 
+/** A bedrock channel's AWS credential, when one was typed (write-only, like the key). */
+function awsFields(values: ChannelFormValues) {
+  const accessKeyId = values.accessKeyId.trim();
+  if (values.type !== 'bedrock' || !accessKeyId) return {};
+  return {
+    access_key_id: accessKeyId,
+    secret_access_key: values.secretAccessKey.trim(),
+    ...(values.sessionToken.trim() && { session_token: values.sessionToken.trim() }),
+  };
+}
+
 function commonFields(values: ChannelFormValues, mapping: Record<string, string>) {
+  const bedrock = values.type === 'bedrock';
   return {
     name: values.name.trim(),
     type: values.type,
-    base_url: values.baseUrl.trim(),
+    // A bedrock channel without a base URL is called at its region's endpoint.
+    base_url: bedrock && !values.baseUrl.trim() ? undefined : values.baseUrl.trim(),
+    region: bedrock ? values.region.trim() || undefined : undefined,
     models: splitModels(values.models),
     model_mapping: mapping,
     priority: Math.trunc(Number(values.priority) || 0),
@@ -122,8 +149,13 @@ function commonFields(values: ChannelFormValues, mapping: Record<string, string>
 }
 
 export function createRequestOf(values: ChannelFormValues, mapping: Record<string, string>): CreateChannelRequest {
+  const aws = awsFields(values);
+  if ('access_key_id' in aws) return { ...commonFields(values, mapping), ...aws } as CreateChannelRequest;
   const keys = keyFields(values.apiKey);
-  return { ...commonFields(values, mapping), ...('api_keys' in keys ? keys : { api_key: values.apiKey.trim() }) };
+  return {
+    ...commonFields(values, mapping),
+    ...('api_keys' in keys ? keys : { api_key: values.apiKey.trim() }),
+  } as CreateChannelRequest;
 }
 
 /**
@@ -140,5 +172,5 @@ export function updateRequestOf(
   const changed = Object.entries(commonFields(values, mapping)).filter(
     ([field, value]) => JSON.stringify(value) !== JSON.stringify(before[field]),
   );
-  return { ...Object.fromEntries(changed), ...keyFields(values.apiKey) };
+  return { ...Object.fromEntries(changed), ...keyFields(values.apiKey), ...awsFields(values) };
 }

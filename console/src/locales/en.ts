@@ -246,6 +246,13 @@ export const en = {
     apiVersion: 'API version (api-version)',
     apiVersionHint:
       "Azure OpenAI's api-version, e.g. 2024-10-21; empty uses the gateway's default. The deployment is the model name after the model mapping.",
+    baseUrlBedrockHint: 'Optional: empty calls the region’s endpoint, https://bedrock-runtime.<region>.amazonaws.com',
+    region: 'AWS region',
+    accessKeyId: 'AWS access key ID',
+    secretAccessKey: 'AWS secret access key',
+    sessionToken: 'AWS session token (optional)',
+    awsKeysHint:
+      'Signs requests (SigV4) instead of an upstream key, which is then a Bedrock API key. Stored encrypted; never shown again.',
     apiKey: 'Upstream key',
     apiKeyKeep: 'Leave empty to keep the current key ({hint}).',
     apiKeyWriteOnly: 'Stored encrypted; never shown again.',

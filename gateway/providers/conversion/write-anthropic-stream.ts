@@ -68,9 +68,12 @@ export class AnthropicStreamWriter {
       case 'usage':
         this.#usage = anthropicUsage(part.usage);
         return '';
-      case 'reasoning-signature':
-        // Converted thinking reaches an Anthropic client only from an OpenAI-format upstream, which signs nothing.
-        return '';
+      case 'reasoning-signature': {
+        // Signed thinking (Claude on Bedrock) closes with its signature, which the client sends back.
+        if (this.#open?.type !== 'thinking' || !part.signature) return '';
+        const delta = { type: 'signature_delta', signature: part.signature };
+        return this.#event('content_block_delta', { index: this.#open.index, delta });
+      }
       case 'end':
         return this.#end();
       case 'error':

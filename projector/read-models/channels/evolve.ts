@@ -28,6 +28,8 @@ export interface ChannelDocument {
   responsesApi?: boolean;
   /** an azure channel's `api-version`; absent means the gateway's default */
   apiVersion?: string;
+  /** a bedrock channel's AWS region */
+  region?: string;
   updatedAt: string;
 }
 
