@@ -351,4 +351,26 @@ describe('the messages reader', () => {
       { name: 'read', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } },
     ]);
   });
+
+  it("the anthropic writer drops thinking a Gemini channel signed (after a failover) and keeps Claude's", () => {
+    const { request } = readMessages({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Gemini thought', signature: 'gemini-next:c2lnbmVk' },
+            { type: 'thinking', thinking: 'Claude thought', signature: 'RXVjbGFpcmU=' },
+            { type: 'text', text: 'Hello' },
+          ],
+        },
+        { role: 'user', content: 'More' },
+      ],
+    });
+    const { body } = writeMessagesRequest(request);
+    expect((body['messages'] as Array<{ content: unknown }>)[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'Claude thought', signature: 'RXVjbGFpcmU=' },
+      { type: 'text', text: 'Hello' },
+    ]);
+  });
 });

@@ -15,6 +15,7 @@ import type {
 } from '../../../contracts/neutral/request.ts';
 import { sanitizeToolId } from '../conversion/anthropic-tool-id.ts';
 import { parseToolArguments } from '../conversion/tool-arguments.ts';
+import { readSignature } from '../gemini/thought-signature.ts';
 
 export type AnthropicBlock = Record<string, unknown>;
 export type AnthropicTurn = { role: 'user' | 'assistant'; content: AnthropicBlock[] };
@@ -103,8 +104,10 @@ function assistantBlocks(parts: NeutralPart[], warnings: string[]): AnthropicBlo
   for (const part of parts) {
     switch (part.type) {
       case 'thinking':
-        // Unsigned thinking cannot be verified upstream; Anthropic would refuse the turn.
-        if (part.signature) thinking.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+        // Unsigned thinking cannot be verified upstream, and a Gemini signature (after a failover)
+        // is not Claude's: Anthropic would refuse the whole turn for either.
+        if (part.signature && readSignature(part.signature) === null)
+          thinking.push({ type: 'thinking', thinking: part.text, signature: part.signature });
         break;
       case 'redacted-thinking':
         thinking.push({ type: 'redacted_thinking', data: part.data });

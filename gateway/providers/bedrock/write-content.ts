@@ -14,6 +14,7 @@ import type {
 import type { NeutralPart, NeutralResultContent } from '../../../contracts/neutral/request.ts';
 import { GatewayError } from '../../errors.ts';
 import { parseToolArguments } from '../conversion/tool-arguments.ts';
+import { readSignature } from '../gemini/thought-signature.ts';
 
 const imageFormats: Record<string, ConverseImageFormat> = {
   'image/png': 'png',
@@ -134,6 +135,11 @@ function partBlocks(part: NeutralPart, index: number, warnings: string[]): Conve
     case 'thinking':
       if (!part.signature) {
         warnings.push('thinking without a signature dropped: Bedrock accepts only signed reasoning back');
+        return [];
+      }
+      // A Gemini signature (after a failover) is not Claude's: Bedrock would refuse the whole request.
+      if (readSignature(part.signature) !== null) {
+        warnings.push("thinking signed by Gemini dropped: only Gemini verifies Gemini's signatures");
         return [];
       }
       return [{ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } }];

@@ -115,6 +115,24 @@ describe('writeConverseRequest', () => {
     expect(warnings).toEqual(['thinking without a signature dropped: Bedrock accepts only signed reasoning back']);
   });
 
+  it('drops thinking a Gemini channel signed (after a failover): Claude cannot verify it', () => {
+    const { body, warnings } = writeConverseRequest({
+      ...base,
+      turns: [
+        base.turns[0]!,
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'thinking', text: 'Gemini thought', signature: 'gemini:c2lnbmVk' },
+            { type: 'text', text: 'Hi' },
+          ],
+        },
+      ],
+    });
+    expect((body['messages'] as any[])[1].content).toEqual([{ text: 'Hi' }]);
+    expect(warnings).toEqual(["thinking signed by Gemini dropped: only Gemini verifies Gemini's signatures"]);
+  });
+
   it('sends images and documents as bytes, and refuses them by URL', () => {
     const { body } = writeConverseRequest({
       ...base,
