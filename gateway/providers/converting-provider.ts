@@ -10,7 +10,7 @@
 import { ConvertingStreamRelay } from './conversion/converting-stream-relay.ts';
 import { JsonToolToContent, jsonToolToContentReply } from './conversion/json-response-tool.ts';
 import type { Reply, ReplyPart, ReplyPartFilter } from './conversion/reply.ts';
-import { replyText, withUsage } from './conversion/reply-text.ts';
+import { replyText, withModel, withUsage } from './conversion/reply-text.ts';
 import { ThinkingToContent, thinkingToContentReply } from './conversion/thinking-to-content.ts';
 import { requestConverter } from './converted-request.ts';
 import type { UpstreamKind } from './kinds.ts';
@@ -57,7 +57,7 @@ export function convertingProvider(format: IngressFormat, kind: UpstreamKind, ta
       return withWarnings({ ...built, hideUsageChunk }, warnings);
     },
     readResponse(body, input): ResponseReading {
-      const reply = filtered(kind.readReply(body), input);
+      const reply = filtered(withModel(kind.readReply(body), input.route.upstreamModel), input);
       const completionText = replyText(reply);
       return {
         usage: reply.usage,
@@ -74,6 +74,7 @@ export function convertingProvider(format: IngressFormat, kind: UpstreamKind, ta
         writer: format.createStreamWriter({ body: input.body, hideUsageChunk }),
         clientBody: input.body,
         channel: input.route.channel,
+        askedModel: input.route.upstreamModel,
       });
     },
   };

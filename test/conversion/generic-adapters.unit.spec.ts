@@ -184,6 +184,40 @@ describe("a kind's in-stream error, in each client's vocabulary", () => {
   });
 });
 
+describe('a kind whose replies name no model (as Bedrock Converse)', () => {
+  const nameless: UpstreamKind = {
+    ...fakeKind,
+    readReply: (body) => ({ ...fakeKind.readReply(body), model: '' }),
+    createStreamReader: () => {
+      const reader = fakeKind.createStreamReader();
+      return {
+        read: (event) => reader.read(event).map((part) => (part.type === 'start' ? { ...part, model: '' } : part)),
+      };
+    },
+  };
+  const chat = chatCompletionRequestSchema.parse({ model: 'asked-model', messages: [{ role: 'user', content: 'Hi' }] });
+  const messages = messagesRequestSchema.parse({ model: 'asked-model', messages: [{ role: 'user', content: 'Hi' }] });
+
+  it('answers with the model that was asked of it, whole and streamed, in both formats', () => {
+    const chatProvider = chatCompletionsOn(nameless, 'Fake');
+    expect(chatProvider.readResponse({ said: 'Hello' }, relayInput(chat)).clientBody).toMatchObject({
+      model: 'asked-model',
+    });
+    const chatRelay = chatProvider.createStreamRelay({ hideUsageChunk: false, input: relayInput(chat) });
+    const chunk = JSON.parse(parseFrames(runRelay(chatRelay, streamed))[0]!.data);
+    expect(chunk.model).toBe('asked-model');
+    expect(chatRelay.outcome().model).toBe('asked-model');
+
+    const messagesProvider = messagesOn(nameless, 'Fake');
+    expect(messagesProvider.readResponse({ said: 'Hello' }, relayInput(messages)).clientBody).toMatchObject({
+      model: 'asked-model',
+    });
+    const messagesRelay = messagesProvider.createStreamRelay({ hideUsageChunk: true, input: relayInput(messages) });
+    const start = JSON.parse(parseFrames(runRelay(messagesRelay, streamed))[0]!.data);
+    expect(start.message.model).toBe('asked-model');
+  });
+});
+
 describe('the registry', () => {
   it('keeps the same-format hot path: the pass-through providers themselves, no neutral round trip', () => {
     expect(providerKinds.openai.serves['chat.completions']).toBe(openAIProvider);

@@ -25,6 +25,8 @@ export interface ConvertingStreamRelayOptions {
   clientBody: Record<string, unknown>;
   /** the channel whose keys an upstream's error must not show */
   channel?: SecretHolder | undefined;
+  /** the model asked of the upstream, named in the reply when the upstream's stream names none */
+  askedModel?: string | undefined;
 }
 
 export class ConvertingStreamRelay implements FinishingStreamRelay {
@@ -72,6 +74,9 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
     for (let part of parts) {
       if (this.#ended) break;
       if (part.type === 'error') part = this.#scrubbed(part);
+      if (part.type === 'start' && !part.model && this.#options.askedModel) {
+        part = { ...part, model: this.#options.askedModel };
+      }
       if (part.type === 'end' && !this.#usage) {
         frames += this.#write({ type: 'usage', usage: this.#estimate(), estimated: true });
       }

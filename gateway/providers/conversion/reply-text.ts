@@ -17,6 +17,14 @@ export function replyText(reply: Reply): string {
     .join('');
 }
 
+/**
+ * The reply named by the model it was asked of, when the upstream names none (Bedrock's Converse
+ * replies carry no model): clients read `model` and a blank one looks like a fault.
+ */
+export function withModel(reply: Reply, askedModel: string): Reply {
+  return reply.model ? reply : { ...reply, model: askedModel };
+}
+
 export function withUsage(
   reply: Reply,
   clientBody: Record<string, unknown>,

@@ -13,7 +13,7 @@ import type { ResponsesRequest } from '../../../contracts/openai/responses-reque
 import { ConvertingStreamRelay } from '../conversion/converting-stream-relay.ts';
 import { JsonToolToContent, jsonToolToContentReply } from '../conversion/json-response-tool.ts';
 import type { Reply, ReplyPartFilter } from '../conversion/reply.ts';
-import { replyText, withUsage } from '../conversion/reply-text.ts';
+import { replyText, withModel, withUsage } from '../conversion/reply-text.ts';
 import { ThinkingToContent, thinkingToContentReply } from '../conversion/thinking-to-content.ts';
 import { upstreamKinds } from '../kinds.ts';
 import { openAIResponsesNative } from '../openai/responses-native.ts';
@@ -41,7 +41,7 @@ function filtered(kind: ChannelType, reply: Reply, input: RelayInput): Reply {
 }
 
 function reading(kind: ChannelType, body: unknown, input: RelayInput): ResponseReading {
-  const reply = filtered(kind, upstreamKinds[kind].readReply(body), input);
+  const reply = filtered(kind, withModel(upstreamKinds[kind].readReply(body), input.route.upstreamModel), input);
   const completionText = replyText(reply);
   return {
     usage: reply.usage,
@@ -82,6 +82,7 @@ export function responsesOn(kind: ChannelType): Provider {
         writer: new ResponsesStreamWriter({ request: input.body as ResponsesRequest, createdAt: nowSeconds() }),
         clientBody: input.body,
         channel: input.route.channel,
+        askedModel: input.route.upstreamModel,
       });
     },
   };
