@@ -142,7 +142,13 @@ export async function inNamespace<Result>(
   const overviewDatabase = `${name}_overview`;
   // Statements of the generator run for a minute at 10 million requests.
   // Its own warnings would repeat what `unreachable` reports.
-  const clickhouse = createClient({ url: settings.clickhouseUrl, log: { level: ClickHouseLogLevel.OFF } });
+  // The client's request timeout (30 s by default) covers the whole statement, progress headers or
+  // not: the generator's statements took longer than that on a busy machine.
+  const clickhouse = createClient({
+    url: settings.clickhouseUrl,
+    request_timeout: 900_000,
+    log: { level: ClickHouseLogLevel.OFF },
+  });
   try {
     const reason = await unreachable(settings, clickhouse);
     if (reason) return { result: null, reason };
