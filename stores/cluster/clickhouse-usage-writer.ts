@@ -136,14 +136,16 @@ export class ClickHouseUsageWriter {
   }
 
   async write(events: readonly GatewayEvent[]): Promise<void> {
-    let requests = '';
-    let usage = '';
+    // Lines, sent one chunk each as the client's own JSON encoder does: one 10 MB string in a single
+    // write was seen to stall the projector after a reset insert (EPIPE) on a busy machine.
+    const requests: string[] = [];
+    const usage: string[] = [];
     const touched: TouchedHours = new Map();
     for (const event of events) {
       if (event.type !== 'request.completed' && event.type !== 'usage.recorded') continue;
       const startedAt = Date.parse(event.body.startedAt);
-      if (event.type === 'request.completed') requests += requestLine(event.body, event.eventId, startedAt);
-      else usage += usageLine(event.body, event.eventId, startedAt);
+      if (event.type === 'request.completed') requests.push(requestLine(event.body, event.eventId, startedAt));
+      else usage.push(usageLine(event.body, event.eventId, startedAt));
       const userId = event.body.userId ?? '';
       const hours = touched.get(userId) ?? new Set<number>();
       hours.add(seconds(startedAt) - (seconds(startedAt) % HOUR_SECONDS));
@@ -153,12 +155,12 @@ export class ClickHouseUsageWriter {
     for (const chunk of chunkTouched(touched)) await this.#recompute(chunk);
   }
 
-  async #insert(table: string, columns: readonly [string, ...string[]], rows: string): Promise<void> {
+  async #insert(table: string, columns: readonly [string, ...string[]], rows: readonly string[]): Promise<void> {
     if (rows.length > 0)
       await this.#client.insert({
         table: `${this.#database}.${table}`,
         columns: [...columns] as [string, ...string[]],
-        values: Readable.from([rows], { objectMode: false }),
+        values: Readable.from(rows, { objectMode: false }),
         format: 'TabSeparated',
       });
   }
