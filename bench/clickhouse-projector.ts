@@ -18,6 +18,7 @@ import { startClusterProjector } from '../stores/cluster/index.ts';
 import { KafkaEventLog, topicNames } from '../stores/cluster/kafka-event-log.ts';
 import { Outbox } from '../stores/cluster/outbox.ts';
 import { TrafficGenerator } from './pipeline.ts';
+import { startProfile } from './projector-profile.ts';
 
 export interface ClickHouseProjectorResult {
   requests: number;
@@ -32,6 +33,9 @@ export interface ClickHouseProjectorResult {
   sustainedSeconds: number;
   /** events per second in each 5 s window of the timed span */
   windows: number[];
+  /** what the projector logged (retried writes, skipped events), and the first few messages */
+  warnings?: number;
+  firstWarnings?: string[];
 }
 
 /** Width of the windows the sustained figure is reported in. */
@@ -140,6 +144,7 @@ export async function measureClickHouseProjector(
   requests: number,
   sustainSeconds: number,
   stopping: Array<Promise<unknown>>,
+  profile?: string,
 ): Promise<ClickHouseProjectorResult> {
   const published = await publish(settings, requests);
   const start = performance.now();
@@ -147,6 +152,7 @@ export async function measureClickHouseProjector(
   const running = await startClusterProjector(settings, (message, extra) =>
     warnings.push(`${message} ${JSON.stringify(extra ?? {})}`),
   );
+  const profiler = profile ? await startProfile() : null;
   let timing: Awaited<ReturnType<typeof waitForApplied>>;
   try {
     timing = await waitForApplied(
@@ -155,12 +161,15 @@ export async function measureClickHouseProjector(
       sustainSeconds * 1000,
       30_000 + requests * 5,
     );
+    // `applied` counts a batch re-delivered after a rebalance again, so it can reach the total before
+    // the last events are written: the totals are awaited in ClickHouse itself.
+    await awaitTotals(clickhouse, settings.clickhouseDatabase, requests, 120_000);
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)}; ${warnings.slice(0, 3).join('; ')}`);
   } finally {
+    if (profiler && profile) await profiler.stop(profile);
     stopping.push(running.close());
   }
-  await checkTotals(clickhouse, settings.clickhouseDatabase, requests);
   const { first, marks } = timing;
   const last = marks.at(-1) ?? first;
   const sustainedSeconds = (last.at - first.at) / 1000;
@@ -174,6 +183,8 @@ export async function measureClickHouseProjector(
     publishSeconds: published.seconds,
     publishEventsPerSecond: published.events / published.seconds,
     totalSeconds: (timing.doneAt - start) / 1000,
+    warnings: warnings.length,
+    firstWarnings: warnings.slice(0, 3),
     // A backlog that one or two writes drain (a quick run) has no span after its first write worth
     // the name: its figure is then every event over the time from start, joining the group included.
     ...(sustainedSeconds * 1000 < WINDOW_MS
@@ -188,6 +199,19 @@ export async function measureClickHouseProjector(
           windows,
         }),
   };
+}
+
+/** Polls `checkTotals` until it passes, or throws its last complaint after `timeoutMs`. */
+async function awaitTotals(clickhouse: ClickHouseClient, database: string, requests: number, timeoutMs: number) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await checkTotals(clickhouse, database, requests);
+    } catch (error) {
+      if (performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
 }
 
 /** Every request counted once, in the raw table and in every rollup. */

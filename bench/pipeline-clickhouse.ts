@@ -108,16 +108,47 @@ async function dropNamespace(settings: ClusterSettings, clickhouse: ClickHouseCl
   }
 }
 
-export async function measureClickHousePipeline(
+export function measureClickHousePipeline(
   plan: ClickHousePlan,
   log: (message: string) => void,
 ): Promise<ClickHousePipeline> {
-  const run = `bench${Date.now().toString(36)}`;
-  const settings = serverSettings(run);
-  const overviewDatabase = `${run}_overview`;
+  return inNamespace(log, async (run) => ({
+    clickhouseVersion: run.version,
+    projector: await projectorFigures(plan, run, log),
+    overview: await overviewFigures(plan, run, log),
+  }));
+}
+
+/** What a measurement gets: the run's own settings and databases, and a client. */
+export interface BenchNamespace {
+  settings: ClusterSettings;
+  clickhouse: ClickHouseClient;
+  version: string;
+  overviewDatabase: string;
+  /** stops under way, awaited before the namespace is dropped */
+  stopping: Array<Promise<unknown>>;
+}
+
+/**
+ * Runs `measure` in a fresh namespace (topics, consumer group, Redis keys and ClickHouse databases of
+ * its own) and drops it afterwards; reports servers that do not answer instead.
+ */
+export async function inNamespace<Result>(
+  log: (message: string) => void,
+  measure: (run: BenchNamespace) => Promise<Result>,
+): Promise<{ result: Result; reason: null } | { result: null; reason: string }> {
+  const name = `bench${Date.now().toString(36)}`;
+  const settings = serverSettings(name);
+  const overviewDatabase = `${name}_overview`;
   // Statements of the generator run for a minute at 10 million requests.
   // Its own warnings would repeat what `unreachable` reports.
-  const clickhouse = createClient({ url: settings.clickhouseUrl, log: { level: ClickHouseLogLevel.OFF } });
+  // The client's request timeout (30 s by default) covers the whole statement, progress headers or
+  // not: the generator's statements took longer than that on a busy machine.
+  const clickhouse = createClient({
+    url: settings.clickhouseUrl,
+    request_timeout: 900_000,
+    log: { level: ClickHouseLogLevel.OFF },
+  });
   try {
     const reason = await unreachable(settings, clickhouse);
     if (reason) return { result: null, reason };
@@ -126,30 +157,52 @@ export async function measureClickHousePipeline(
     ).json()) as Array<{ version: string }>;
     const stopping: Array<Promise<unknown>> = [];
     try {
-      log(`pipeline: ClickHouse projector, ${plan.projectorRequests.toLocaleString('en')} requests`);
-      const projector = await measureClickHouseProjector(
-        settings,
-        clickhouse,
-        plan.projectorRequests,
-        plan.projectorSustainSeconds,
-        stopping,
-      );
-      log(
-        `  publish ${projector.publishEventsPerSecond.toFixed(0)} events/s, project ${projector.sustainedEventsPerSecond.toFixed(0)} events/s over ${projector.sustainedSeconds.toFixed(0)} s (5 s windows: ${projector.windows.map((value) => value.toFixed(0)).join(', ')}; ${projector.totalSeconds.toFixed(1)} s from start)`,
-      );
-      log(`pipeline: ClickHouse overview over ${plan.overviewRequests.toLocaleString('en')} generated requests`);
-      await migrateClickHouse(clickhouse, overviewDatabase);
-      const queries = new ClickHouseUsageQueries(clickhouse, overviewDatabase);
-      const overview = await measureClickHouseOverview(clickhouse, overviewDatabase, queries, plan);
-      log(
-        `  generated in ${(overview.rawSeconds + overview.rollupSeconds).toFixed(1)} s; all users p95 ${overview.allUsers.p95.toFixed(1)} ms, busiest user p95 ${overview.oneUser.p95.toFixed(1)} ms`,
-      );
-      return { result: { clickhouseVersion: versionRows[0]?.version ?? '?', projector, overview }, reason: null };
+      const version = versionRows[0]?.version ?? '?';
+      return { result: await measure({ settings, clickhouse, version, overviewDatabase, stopping }), reason: null };
+    } catch (error) {
+      log(`pipeline: ClickHouse measurement failed: ${String(error)}`);
+      throw error;
     } finally {
       await Promise.allSettled(stopping);
-      await dropNamespace(settings, clickhouse, [run, overviewDatabase]);
+      await dropNamespace(settings, clickhouse, [name, overviewDatabase]);
     }
   } finally {
     await clickhouse.close();
   }
+}
+
+export async function projectorFigures(
+  plan: ClickHousePlan,
+  { settings, clickhouse, stopping }: BenchNamespace,
+  log: (message: string) => void,
+  profile?: string,
+): Promise<ClickHouseProjectorResult> {
+  log(`pipeline: ClickHouse projector, ${plan.projectorRequests.toLocaleString('en')} requests`);
+  const projector = await measureClickHouseProjector(
+    settings,
+    clickhouse,
+    plan.projectorRequests,
+    plan.projectorSustainSeconds,
+    stopping,
+    profile,
+  );
+  log(
+    `  publish ${projector.publishEventsPerSecond.toFixed(0)} events/s, project ${projector.sustainedEventsPerSecond.toFixed(0)} events/s over ${projector.sustainedSeconds.toFixed(0)} s (5 s windows: ${projector.windows.map((value) => value.toFixed(0)).join(', ')}; ${projector.totalSeconds.toFixed(1)} s from start; ${projector.warnings ?? 0} warnings)`,
+  );
+  return projector;
+}
+
+export async function overviewFigures(
+  plan: ClickHousePlan,
+  { clickhouse, overviewDatabase: database }: BenchNamespace,
+  log: (message: string) => void,
+): Promise<ClickHouseOverviewResult> {
+  log(`pipeline: ClickHouse overview over ${plan.overviewRequests.toLocaleString('en')} generated requests`);
+  await migrateClickHouse(clickhouse, database);
+  const queries = new ClickHouseUsageQueries(clickhouse, database);
+  const overview = await measureClickHouseOverview(clickhouse, database, queries, plan);
+  log(
+    `  generated in ${(overview.rawSeconds + overview.rollupSeconds).toFixed(1)} s; all users p95 ${overview.allUsers.p95.toFixed(1)} ms, busiest user p95 ${overview.oneUser.p95.toFixed(1)} ms`,
+  );
+  return overview;
 }

@@ -8,7 +8,8 @@
  * the common views:
  * - all users, no model or key filter (the admin's overview): the all-users rollups, hour × model
  *   (`usage_hourly_models`, whose latency histograms give the percentile, within 1%) and hour × key
- *   (`usage_hourly_tokens`);
+ *   (`usage_hourly_tokens`), their daily sums for the whole days of the range
+ *   (clickhouse-overview-days.ts);
  * - all users with a model filter: the same, the top keys from `usage_hourly`;
  * - one user (a user's own overview), or a key filter: `usage_hourly`, which is ordered by user, and
  *   the percentile from that user's raw requests, counted into the same histogram buckets (no FINAL:
@@ -21,6 +22,7 @@ import { perKeyMeasureNames, sumsSql } from '../../projector/read-models/usage/m
 import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
 import { dayBucketsIn, isUtc } from '../../projector/read-models/usage/time-zone.ts';
 import { histogramQuantile, latencyBucketSql } from './clickhouse-latency-histogram.ts';
+import { allUsersHistograms, allUsersTokens } from './clickhouse-overview-days.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
 export type Rows = <Row>(query: string) => Promise<Row[]>;
@@ -29,19 +31,20 @@ export type Rows = <Row>(query: string) => Promise<Row[]>;
 const seriesSums = sumsSql();
 const perKeySums = sumsSql(perKeyMeasureNames);
 
-/** Where each part of the overview is read from, for this filter. */
-function sources(db: string, query: UsageOverviewQuery & { userId: string | null }, range: string) {
+/** Where each part of the overview is read from, for this filter; `from` and `end` in epoch seconds. */
+function sources(db: string, query: UsageOverviewQuery & { userId: string | null }, from: number, end: number) {
+  const range = `hour >= ${integerLiteral(from)} AND hour < ${integerLiteral(end)}`;
   const filters = [range];
   if (query.userId !== null) filters.push(`user_id = ${stringLiteral(query.userId)}`);
   if (query.model) filters.push(`model = ${stringLiteral(query.model)}`);
   if (query.token_id) filters.push(`token_id = ${stringLiteral(query.token_id)}`);
   const perKey = `${db}.usage_hourly FINAL WHERE ${filters.join(' AND ')}`;
   if (query.userId !== null || query.token_id) return { series: perKey, tokens: perKey, histogram: null };
-  const models = `${db}.usage_hourly_models FINAL WHERE ${range}${query.model ? ` AND model = ${stringLiteral(query.model)}` : ''}`;
+  const model = query.model ? stringLiteral(query.model) : null;
   return {
-    series: models,
-    tokens: query.model ? perKey : `${db}.usage_hourly_tokens FINAL WHERE ${range}`,
-    histogram: models,
+    series: `${db}.usage_hourly_models FINAL WHERE ${range}${model ? ` AND model = ${model}` : ''}`,
+    tokens: query.model ? perKey : allUsersTokens(db, from, end),
+    histogram: allUsersHistograms(db, from, end, model),
   };
 }
 
@@ -54,8 +57,7 @@ export async function readOverview(
   const to = Date.parse(query.to);
   const granularity = query.granularity ?? defaultGranularity(from, to);
   const alignedFrom = from - (from % HOUR_MS);
-  const range = `hour >= ${integerLiteral(alignedFrom / 1000)} AND hour < ${integerLiteral(Math.ceil(to / 1000))}`;
-  const source = sources(db, query, range);
+  const source = sources(db, query, alignedFrom / 1000, Math.ceil(to / 1000));
   // Days of another zone than UTC are summed here from hourly buckets (time-zone.ts).
   const days = granularity === 'day' && !isUtc(query.tz) ? dayBucketsIn(query.tz!) : null;
   const bucket = granularity === 'day' && days === null ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';

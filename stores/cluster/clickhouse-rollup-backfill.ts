@@ -11,6 +11,8 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import {
+  dailyModelRollupInsert,
+  dailyTokenRollupInsert,
   keyRollupInsert,
   modelRollupInsert,
   tokenRollupInsert,
@@ -22,6 +24,8 @@ export type BackfillLog = (message: string, extra?: Record<string, unknown>) => 
 
 /** The back-fill of the all-users rollups (`usage_hourly_user_models`, `_models`, `_tokens`). */
 const ALL_USERS_ROLLUPS = 'all-users-rollups';
+/** The back-fill of the daily all-users rollups (`usage_daily_models`, `_tokens`), from the hourly ones. */
+const DAILY_ROLLUPS = 'all-users-daily-rollups';
 
 export interface BackfillOptions {
   /** also recompute `usage_hourly` from the raw tables (the generator's case; a deployment has it) */
@@ -66,31 +70,44 @@ async function userRanges(client: ClickHouseClient, db: string, chunkRequests: n
       });
 }
 
-/** Runs the back-fill unless it has finished before; true when it ran. */
+async function finished(client: ClickHouseClient, db: string, name: string): Promise<boolean> {
+  const done = await rows<{ finished: string }>(
+    client,
+    `SELECT count() AS finished FROM ${db}.rollup_backfills WHERE name = ${stringLiteral(name)}`,
+  );
+  return Number(done[0]?.finished ?? 0) > 0;
+}
+
+/** Runs the back-fills that have not finished before; true when one ran. */
 export async function backfillRollups(
   client: ClickHouseClient,
   database: string,
   options: BackfillOptions = {},
 ): Promise<boolean> {
   const db = identifier(database);
-  const done = await rows<{ finished: string }>(
-    client,
-    `SELECT count() AS finished FROM ${db}.rollup_backfills WHERE name = ${stringLiteral(ALL_USERS_ROLLUPS)}`,
-  );
-  if (!options.force && Number(done[0]?.finished ?? 0) > 0) return false;
+  const hourly = options.force || !(await finished(client, db, ALL_USERS_ROLLUPS));
+  // The daily rollups come from the hourly ones: a fresh hourly back-fill is followed by theirs.
+  const daily = hourly || !(await finished(client, db, DAILY_ROLLUPS));
+  if (!daily) return false;
   const started = Date.now();
   const run = (query: string) => client.command({ query, clickhouse_settings: longRunning });
-  const ranges = await userRanges(client, db, options.chunkRequests ?? 2_000_000);
-  for (const range of ranges) {
-    if (options.includeKeyRollup) await run(keyRollupInsert(db, range, 0));
-    await Promise.all([run(userModelRollupInsert(db, range, 0)), run(tokenRollupInsert(db, range, 0))]);
+  const record = (name: string) =>
+    run(`INSERT INTO ${db}.rollup_backfills (name, finished_at) VALUES (${stringLiteral(name)}, now())`);
+  let ranges: string[] = [];
+  if (hourly) {
+    ranges = await userRanges(client, db, options.chunkRequests ?? 2_000_000);
+    for (const range of ranges) {
+      if (options.includeKeyRollup) await run(keyRollupInsert(db, range, 0));
+      await Promise.all([run(userModelRollupInsert(db, range, 0)), run(tokenRollupInsert(db, range, 0))]);
+    }
+    await run(modelRollupInsert(db, '1', 0));
+    await record(ALL_USERS_ROLLUPS);
   }
-  await run(modelRollupInsert(db, '1', 0));
-  await run(
-    `INSERT INTO ${db}.rollup_backfills (name, finished_at) VALUES (${stringLiteral(ALL_USERS_ROLLUPS)}, now())`,
-  );
+  await Promise.all([run(dailyModelRollupInsert(db, '1', 0)), run(dailyTokenRollupInsert(db, '1', 0))]);
+  await record(DAILY_ROLLUPS);
   options.log?.('rollups back-filled from the raw tables', {
     ranges: ranges.length,
+    daily_only: !hourly,
     seconds: (Date.now() - started) / 1000,
   });
   return true;

@@ -7,7 +7,8 @@
  * Node.
  *
  * Order matters: `usage_hourly` and `usage_hourly_user_models` come from the raw tables,
- * `usage_hourly_tokens` from `usage_hourly`, and `usage_hourly_models` from `usage_hourly_user_models`.
+ * `usage_hourly_tokens` from `usage_hourly`, `usage_hourly_models` from `usage_hourly_user_models`,
+ * and the daily ones from those last two.
  */
 import {
   type Measure,
@@ -22,6 +23,7 @@ import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 export type TouchedHours = Map<string, Set<number>>;
 
 const HOUR_SECONDS = 3600;
+const DAY_SECONDS = 24 * HOUR_SECONDS;
 
 /** Settings of every statement built here: room for the pair sets, which are part of the SQL text. */
 export const statementSettings = { max_query_size: String(16 * 1024 * 1024) } as const;
@@ -135,4 +137,34 @@ export function modelRollupInsert(db: string, condition: string, version: number
     SELECT hour, model, ${sumsOf(measureNames)}, ${histogram('latency_buckets', 'latency_counts')},
       toUInt64(${integerLiteral(version)})
     FROM ${db}.usage_hourly_user_models FINAL WHERE ${condition} GROUP BY hour, model`;
+}
+
+/** The starts (epoch seconds, UTC) of the days of `hours`. */
+export function daysOf(hours: Iterable<number>): number[] {
+  return [...new Set([...hours].map((hour) => hour - (hour % DAY_SECONDS)))].sort((left, right) => left - right);
+}
+
+/** Whole UTC days, by their starts, of a table ordered by hour first. */
+export function hoursOfDaysCondition(days: readonly number[]): string {
+  if (days.length === 0) return '0';
+  return `hour >= ${integerLiteral(days[0]!)} AND hour < ${integerLiteral(days.at(-1)! + DAY_SECONDS)}
+    AND toUInt32(toStartOfDay(hour)) IN (${days.map(integerLiteral).join(', ')})`;
+}
+
+/** `condition` selects whole days of `usage_hourly_models` (hoursOfDaysCondition). */
+export function dailyModelRollupInsert(db: string, condition: string, version: number): string {
+  return `INSERT INTO ${db}.usage_daily_models (day, model, ${aggregateNames}, latency_buckets, latency_counts, version)
+    SELECT toStartOfDay(hour) AS day, model, ${sumsOf(measureNames)}, ${histogram('latency_buckets', 'latency_counts')},
+      toUInt64(${integerLiteral(version)})
+    FROM ${db}.usage_hourly_models FINAL WHERE ${condition} GROUP BY day, model`;
+}
+
+/**
+ * `condition` selects whole days of `usage_hourly_tokens`: of the touched users (a key's rows are
+ * complete per user, as in `usage_hourly_tokens`), or of everyone.
+ */
+export function dailyTokenRollupInsert(db: string, condition: string, version: number): string {
+  return `INSERT INTO ${db}.usage_daily_tokens (day, token_id, user_id, ${perKeyMeasureNames.join(', ')}, version)
+    SELECT toStartOfDay(hour) AS day, token_id, user_id, ${sumsOf(perKeyMeasureNames)}, toUInt64(${integerLiteral(version)})
+    FROM ${db}.usage_hourly_tokens FINAL WHERE ${condition} GROUP BY day, token_id, user_id`;
 }

@@ -12,7 +12,8 @@
  *   latency histogram) and `usage_hourly_tokens` (hour × key, for the top keys). Both replace rows the
  *   same way. `usage_hourly_models` is summed, per touched hour, from `usage_hourly_user_models`
  *   (hour × user × model), which is ordered by hour first so that sum reads only the touched hours;
- *   `usage_hourly` is ordered by user and could not.
+ *   `usage_hourly` is ordered by user and could not. `usage_daily_models` and `usage_daily_tokens` sum
+ *   those two by day, from them, for the touched days.
  * Retention is by monthly partition (`ALTER TABLE … DROP PARTITION`), as 18.16 has no TTL clause.
  */
 import { type Measure, measures } from '../../projector/read-models/usage/measures.ts';
@@ -34,6 +35,8 @@ const rollupMeasures: ReadonlyArray<readonly [table: string, kept: readonly Meas
   ['usage_hourly_user_models', measures],
   ['usage_hourly_models', measures],
   ['usage_hourly_tokens', measures.filter((measure) => measure.perKey)],
+  ['usage_daily_models', measures],
+  ['usage_daily_tokens', measures.filter((measure) => measure.perKey)],
 ];
 
 export function schemaStatements(database: string): string[] {
@@ -120,6 +123,24 @@ export function schemaStatements(database: string): string[] {
     ) ENGINE = ReplacingMergeTree(version)
     PARTITION BY toYYYYMM(hour)
     ORDER BY (hour, token_id, user_id)`,
+    // The same two by day, for the whole days of an all-users overview: 30 days of top keys read
+    // 12,000 rows here instead of 288,000 hourly ones (at 200 users), the latency histogram 150.
+    `CREATE TABLE IF NOT EXISTS ${db}.usage_daily_models (
+      day DateTime,
+      model String,
+      ${aggregateColumns}
+    ) ENGINE = ReplacingMergeTree(version)
+    PARTITION BY toYYYYMM(day)
+    ORDER BY (day, model)`,
+    `CREATE TABLE IF NOT EXISTS ${db}.usage_daily_tokens (
+      day DateTime,
+      token_id String,
+      user_id String,
+      ${measureColumns(measures.filter((measure) => measure.perKey))}
+      version UInt64
+    ) ENGINE = ReplacingMergeTree(version)
+    PARTITION BY toYYYYMM(day)
+    ORDER BY (day, token_id, user_id)`,
     // Which one-off back-fills have finished (see clickhouse-rollup-backfill.ts). Not a projection:
     // a rebuild keeps it, since replaying the topics fills every rollup anyway.
     `CREATE TABLE IF NOT EXISTS ${db}.rollup_backfills (
@@ -155,4 +176,6 @@ export const projectionTableNames = [
   'usage_hourly_user_models',
   'usage_hourly_models',
   'usage_hourly_tokens',
+  'usage_daily_models',
+  'usage_daily_tokens',
 ];

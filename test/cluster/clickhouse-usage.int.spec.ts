@@ -87,7 +87,11 @@ async function expectExactRollups(): Promise<void> {
     (SELECT sum(calls) FROM ${db}.usage_hourly_models FINAL) AS models,
     (SELECT sum(calls) FROM ${db}.usage_hourly_tokens FINAL) AS tokens,
     (SELECT sum(prompt_tokens) FROM ${db}.usage_hourly_models FINAL) AS models_prompt,
-    (SELECT sum(arraySum(latency_counts)) FROM ${db}.usage_hourly_models FINAL) AS histogram`);
+    (SELECT sum(arraySum(latency_counts)) FROM ${db}.usage_hourly_models FINAL) AS histogram,
+    (SELECT sum(calls) FROM ${db}.usage_daily_models FINAL) AS daily_models,
+    (SELECT sum(arraySum(latency_counts)) FROM ${db}.usage_daily_models FINAL) AS daily_histogram,
+    (SELECT sum(calls) FROM ${db}.usage_daily_tokens FINAL) AS daily_tokens,
+    (SELECT sum(prompt_tokens) FROM ${db}.usage_daily_tokens FINAL) AS daily_tokens_prompt`);
   expect(Object.values(totals!).map(Number)).toEqual([
     requests,
     requests,
@@ -96,7 +100,17 @@ async function expectExactRollups(): Promise<void> {
     requests,
     expectedPrompt,
     requests,
+    requests,
+    requests,
+    requests,
+    expectedPrompt,
   ]);
+  const byDayToken = `SELECT toUInt32(toStartOfDay(hour)) AS day, token_id, sum(calls) AS calls, sum(prompt_tokens) AS prompt
+    FROM ${db}.usage_hourly FINAL GROUP BY day, token_id ORDER BY day, token_id`;
+  expect(
+    await rows(`SELECT toUInt32(day) AS day, token_id, sum(calls) AS calls, sum(prompt_tokens) AS prompt
+      FROM ${db}.usage_daily_tokens FINAL GROUP BY day, token_id ORDER BY day, token_id`),
+  ).toEqual(await rows(byDayToken));
   const byModel = `SELECT toUInt32(hour) AS hour, model, sum(calls) AS calls, sum(errors) AS errors,
     sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion`;
   expect(
@@ -140,7 +154,14 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
   });
 
   it('back-fills the all-users rollups of a deployment that predates them', async () => {
-    for (const table of ['usage_hourly_user_models', 'usage_hourly_models', 'usage_hourly_tokens', 'rollup_backfills'])
+    for (const table of [
+      'usage_hourly_user_models',
+      'usage_hourly_models',
+      'usage_hourly_tokens',
+      'usage_daily_models',
+      'usage_daily_tokens',
+      'rollup_backfills',
+    ])
       await client.command({ query: `DROP TABLE ${database}.${table}` });
     await migrateClickHouse(client, database);
     const logged: string[] = [];
@@ -183,6 +204,19 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
     );
     const exact = latencies[Math.ceil(0.95 * requests) - 1]!;
     expect(Math.abs(all.latency!.p95_ms! - exact) / exact).toBeLessThanOrEqual(0.01);
+    // Over whole days too, which the daily rollups answer (and the hours at both ends the hourly ones).
+    const days = {
+      from: new Date(now - 3 * 24 * HOUR - HOUR).toISOString(),
+      to: new Date(now + 30 * HOUR).toISOString(),
+    };
+    const overDays = await queries.overview({ ...days, userId: null });
+    expect(overDays.totals).toEqual(all.totals);
+    expect(overDays.latency?.p95_ms).toBe(all.latency?.p95_ms);
+    const byKey = (left: { token_id: string }, right: { token_id: string }) =>
+      left.token_id.localeCompare(right.token_id);
+    const keysOfUsers = perUser.flatMap((overview) => overview.by_token ?? []).sort(byKey);
+    expect([...(overDays.by_token ?? [])].sort(byKey)).toEqual(keysOfUsers);
+    expect(keysOfUsers).toHaveLength(8);
     const filtered = await queries.overview({ ...range, userId: null, model: 'deepseek-chat' });
     expect(filtered.totals.calls).toBe(requests / 3);
     expect(filtered.by_model.map((row) => row.model)).toEqual(['deepseek-chat']);

@@ -1,0 +1,37 @@
+/**
+ * @module stores/cluster/clickhouse-tsv
+ * Rows in ClickHouse's TabSeparated format, for the projector's raw inserts. The client's JSONEachRow
+ * encoder (a `JSON.stringify` per row, then a copy per chunk) was 19% of the projector's CPU in a
+ * profile, and ClickHouse parses TabSeparated faster than JSON too. In a text, the four characters
+ * the format gives a meaning to are escaped; numbers are written as JavaScript prints them, which
+ * ClickHouse reads back exactly (integers, and floats with or without an exponent).
+ */
+
+/** A value of one column: a text, or a finite number. */
+export type TsvValue = string | number;
+
+const special = /[\\\t\n\r]/;
+const specialAll = /[\\\t\n\r]/g;
+const escapes: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+export function tsvText(text: string): string {
+  return special.test(text) ? text.replace(specialAll, (character) => escapes[character]!) : text;
+}
+
+function tsvNumber(value: number): string {
+  // A NaN or an infinity would make ClickHouse refuse the whole insert: the events' contract rules
+  // them out, and a row holding one is a bug to see, not to write.
+  if (!Number.isFinite(value)) throw new Error(`Not a finite number for ClickHouse: ${value}`);
+  return String(value);
+}
+
+/** One line: the values in the table's column order, then a newline. */
+export function tsvLine(values: readonly TsvValue[]): string {
+  let line = '';
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index]!;
+    if (index > 0) line += '\t';
+    line += typeof value === 'number' ? tsvNumber(value) : tsvText(value);
+  }
+  return `${line}\n`;
+}

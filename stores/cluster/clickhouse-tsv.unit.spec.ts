@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { tsvLine, tsvText } from './clickhouse-tsv.ts';
+
+describe('TabSeparated rows for ClickHouse', () => {
+  it('escapes the characters the format gives a meaning to, and nothing else', () => {
+    expect(tsvText('plain text, "quoted", é ✓')).toBe('plain text, "quoted", é ✓');
+    expect(tsvText('a\tb\nc\\d\re')).toBe('a\\tb\\nc\\\\d\\re');
+    expect(tsvText('\\n')).toBe('\\\\n');
+  });
+
+  it('writes the values in order, numbers as JavaScript prints them, one line per row', () => {
+    expect(tsvLine(['id\t1', 1_764_000_000, 0.5, 1e-7, ''])).toBe('id\\t1\t1764000000\t0.5\t1e-7\t\n');
+  });
+
+  it('refuses a number ClickHouse would reject the whole insert for', () => {
+    expect(() => tsvLine(['a', Number.NaN])).toThrow('Not a finite number');
+    expect(() => tsvLine([Number.POSITIVE_INFINITY])).toThrow('Not a finite number');
+  });
+});
