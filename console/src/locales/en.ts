@@ -242,11 +242,11 @@ export const en = {
     type: 'Type',
     baseUrl: 'Base URL',
     baseUrlHint:
-      'As the provider SDK takes it, e.g. https://api.openai.com/v1, https://api.anthropic.com or (Azure) https://{resource}.openai.azure.com',
+      'As the provider SDK takes it, e.g. https://api.openai.com/v1, https://api.anthropic.com or (Azure) https://RESOURCE.openai.azure.com',
     apiVersion: 'API version (api-version)',
     apiVersionHint:
       "Azure OpenAI's api-version, e.g. 2024-10-21; empty uses the gateway's default. The deployment is the model name after the model mapping.",
-    baseUrlBedrockHint: 'Optional: empty calls the region’s endpoint, https://bedrock-runtime.<region>.amazonaws.com',
+    baseUrlBedrockHint: 'Optional: empty calls the region’s endpoint, https://bedrock-runtime.REGION.amazonaws.com',
     region: 'AWS region',
     accessKeyId: 'AWS access key ID',
     secretAccessKey: 'AWS secret access key',

@@ -241,10 +241,10 @@ export const zhCN: Messages = {
     type: '类型',
     baseUrl: 'Base URL',
     baseUrlHint:
-      '与服务商 SDK 的写法一致，例如 https://api.openai.com/v1、https://api.anthropic.com 或（Azure）https://{resource}.openai.azure.com',
+      '与服务商 SDK 的写法一致，例如 https://api.openai.com/v1、https://api.anthropic.com 或（Azure）https://RESOURCE.openai.azure.com',
     apiVersion: 'API 版本（api-version）',
     apiVersionHint: 'Azure OpenAI 的 api-version，例如 2024-10-21；留空则使用网关默认值。部署名即模型映射后的模型名。',
-    baseUrlBedrockHint: '可选：留空则调用该区域的端点 https://bedrock-runtime.<region>.amazonaws.com',
+    baseUrlBedrockHint: '可选：留空则调用该区域的端点 https://bedrock-runtime.REGION.amazonaws.com',
     region: 'AWS 区域',
     accessKeyId: 'AWS 访问密钥 ID',
     secretAccessKey: 'AWS 秘密访问密钥',
