@@ -13,12 +13,8 @@ import type {
   ResponsesRequest,
 } from '../../../contracts/openai/responses-request.ts';
 import { GatewayError } from '../../errors.ts';
+import type { ReadRequest } from '../read-request.ts';
 import { isExpanded } from './continuation.ts';
-
-export interface ReadRequest {
-  request: NeutralRequest;
-  warnings: string[];
-}
 
 const refused = (message: string, param: string) => new GatewayError('invalid_request', message, { param });
 

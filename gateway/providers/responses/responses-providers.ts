@@ -1,89 +1,63 @@
 /**
  * @module gateway/providers/responses/responses-providers
  * The adapter that serves `/v1/responses` from any channel kind: the client's request is read into
- * the neutral request and written by the kind's request writer (converted-request.ts); the
- * upstream's reply is read into the neutral reply by the kind's reader and written in the Responses
- * shape. Everything kind-specific comes from the kind's entry (kinds.ts). An OpenAI-kind channel with
+ * the neutral request and served by the generic converting adapter (converting-provider.ts) with the
+ * Responses reader and writers; everything kind-specific comes from the kind's entry (kinds.ts). An OpenAI-kind channel with
  * `responses_api: true` gets the request as is instead (openai/responses-native.ts). A request that
  * continues a stored conversation (`previous_response_id`) is first given the body its channel
  * receives (continuation.ts).
  */
 import type { ChannelType } from '../../../contracts/channel-type.ts';
 import type { ResponsesRequest } from '../../../contracts/openai/responses-request.ts';
-import { ConvertingStreamRelay } from '../conversion/converting-stream-relay.ts';
-import { JsonToolToContent, jsonToolToContentReply } from '../conversion/json-response-tool.ts';
-import type { Reply, ReplyPartFilter } from '../conversion/reply.ts';
-import { replyText, withModel, withUsage } from '../conversion/reply-text.ts';
-import { ThinkingToContent, thinkingToContentReply } from '../conversion/thinking-to-content.ts';
+import { convertingProvider, type IngressFormat } from '../converting-provider.ts';
 import { upstreamKinds } from '../kinds.ts';
 import { openAIResponsesNative } from '../openai/responses-native.ts';
-import type { Provider, RelayInput, ResponseReading } from '../provider.ts';
-import { withWarnings } from '../provider-extensions.ts';
+import type { Provider, RelayInput } from '../provider.ts';
 import { continuedInput } from './continuation.ts';
-import { convertedFor } from './converted-request.ts';
+import { readResponsesRequest } from './read-responses-request.ts';
 import { writeResponsesReply } from './write-responses-reply.ts';
 import { ResponsesStreamWriter } from './write-responses-stream.ts';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-function filters(kind: ChannelType, input: RelayInput): ReplyPartFilter[] {
-  const answerTool = convertedFor(kind, input.body).answerTool;
-  return [
-    ...(answerTool ? [new JsonToolToContent(answerTool)] : []),
-    ...(input.route.channel.thinkingToContent ? [new ThinkingToContent()] : []),
-  ];
-}
+// The endpoint checked the body against the Responses contract before any provider sees it.
+const responsesBody = (body: Record<string, unknown>) => body as ResponsesRequest;
 
-function filtered(kind: ChannelType, reply: Reply, input: RelayInput): Reply {
-  const answerTool = convertedFor(kind, input.body).answerTool;
-  const answered = answerTool ? jsonToolToContentReply(reply, answerTool) : reply;
-  return input.route.channel.thinkingToContent ? thinkingToContentReply(answered) : answered;
-}
-
-function reading(kind: ChannelType, body: unknown, input: RelayInput): ResponseReading {
-  const reply = filtered(kind, withModel(upstreamKinds[kind].readReply(body), input.route.upstreamModel), input);
-  const completionText = replyText(reply);
-  return {
-    usage: reply.usage,
-    usageRefused: reply.usageRefused ?? null,
-    model: reply.model || null,
-    completionText,
-    clientBody: writeResponsesReply(
-      withUsage(reply, input.body, completionText),
-      input.body as ResponsesRequest,
-      nowSeconds(),
-    ),
-  };
-}
+export const responsesFormat: IngressFormat = {
+  read: (body) => readResponsesRequest(responsesBody(body)),
+  // Responses clients send no anthropic-version or anthropic-beta: the kind's defaults apply.
+  passHeaders: false,
+  writeReply: (reply, body) => writeResponsesReply(reply, responsesBody(body), nowSeconds()),
+  createStreamWriter: ({ body }) =>
+    new ResponsesStreamWriter({ request: responsesBody(body), createdAt: nowSeconds() }),
+};
 
 /** `/v1/responses` on a channel of `kind`. */
 export function responsesOn(kind: ChannelType): Provider {
+  // Made on first use: kind modules call this while the registry (kinds.ts) is still being built.
+  let converted: Provider | undefined;
+  const convertedProvider = () => {
+    const entry = upstreamKinds[kind];
+    converted ??= convertingProvider(responsesFormat, entry, entry.label ?? kind);
+    return converted;
+  };
   const native = (input: RelayInput) =>
     upstreamKinds[kind].capabilities.nativeResponses && input.route.channel.responsesApi === true;
   return {
     buildRequest(client) {
       const input = continuedInput(client, native(client));
-      if (native(input)) return openAIResponsesNative.buildRequest(input);
-      const { body, warnings } = convertedFor(kind, input.body);
-      // Responses clients send no anthropic-version or anthropic-beta: the kind's defaults apply.
-      return withWarnings(upstreamKinds[kind].buildRequest({ ...input, body, clientHeaders: {} }), warnings);
+      return native(input) ? openAIResponsesNative.buildRequest(input) : convertedProvider().buildRequest(input);
     },
     readResponse(body, client) {
       const input = continuedInput(client, native(client));
-      if (native(input)) return openAIResponsesNative.readResponse(body, input);
-      return reading(kind, body, input);
+      return native(input)
+        ? openAIResponsesNative.readResponse(body, input)
+        : convertedProvider().readResponse(body, input);
     },
     createStreamRelay(options) {
       const input = continuedInput(options.input, native(options.input));
-      if (native(input)) return openAIResponsesNative.createStreamRelay({ ...options, input });
-      return new ConvertingStreamRelay({
-        reader: upstreamKinds[kind].createStreamReader(),
-        filters: filters(kind, input),
-        writer: new ResponsesStreamWriter({ request: input.body as ResponsesRequest, createdAt: nowSeconds() }),
-        clientBody: input.body,
-        channel: input.route.channel,
-        askedModel: input.route.upstreamModel,
-      });
+      const provider = native(input) ? openAIResponsesNative : convertedProvider();
+      return provider.createStreamRelay({ ...options, input });
     },
   };
 }
