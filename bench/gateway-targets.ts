@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Child, freePort, ROOT, spawnCommand, WORK, waitForHttp } from './processes.ts';
+import { type Child, freePort, ROOT, servicePids, spawnCommand, WORK, waitForHttp } from './processes.ts';
 import {
   ANTHROPIC_MODEL,
   anthropicAt,
@@ -56,7 +56,7 @@ function gatewayConfig(directory: string, upstreamUrl: string): string {
 }
 
 /** Registers a user and creates a key through the console API, as a script would. */
-async function createKey(origin: string): Promise<string> {
+async function createKey(origin: string): Promise<{ key: string; cookie: string }> {
   const headers = { origin, 'content-type': 'application/json' };
   const register = await fetch(`${origin}/api/auth/register`, {
     method: 'POST',
@@ -75,7 +75,20 @@ async function createKey(origin: string): Promise<string> {
     body: JSON.stringify({ name: 'bench' }),
   });
   if (created.status !== 201) throw new Error(`create key: HTTP ${created.status} ${await created.text()}`);
-  return ((await created.json()) as { key: string }).key;
+  return { key: ((await created.json()) as { key: string }).key, cookie };
+}
+
+/** The bench user's calls and errors in the data overview, as the console shows them (the last day). */
+async function usageTotals(origin: string, cookie: string): Promise<{ calls: number; errors: number }> {
+  const now = Date.now();
+  const query = new URLSearchParams({
+    from: new Date(now - 86_400_000).toISOString(),
+    to: new Date(now + 3_600_000).toISOString(),
+  });
+  const response = await fetch(`${origin}/api/usage/overview?${query}`, { headers: { origin, cookie } });
+  if (response.status !== 200) throw new Error(`usage overview: HTTP ${response.status} ${await response.text()}`);
+  const { totals } = (await response.json()) as { totals: { calls: number; errors: number } };
+  return { calls: totals.calls, errors: totals.errors };
 }
 
 function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
@@ -126,18 +139,21 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
       );
       children.push(child);
       const origin = `http://127.0.0.1:${port}`;
+      const companions: Array<{ name: string; pid: number }> = [];
       try {
         await waitForHttp(`${origin}/readyz`, child, 60_000);
         if (mode === 'cluster') {
-          children.push(
-            spawnCommand('projector', process.execPath, [...start.flags, PROJECTOR_BUNDLE], { env: environment }),
-          );
+          const projector = spawnCommand('projector', process.execPath, [...start.flags, PROJECTOR_BUNDLE], {
+            env: environment,
+          });
+          children.push(projector);
+          companions.push({ name: 'projector', pid: projector.pid }, ...servicePids());
         }
       } catch (error) {
         await stopAll();
         throw error;
       }
-      const key = await createKey(origin);
+      const { key, cookie } = await createKey(origin);
       const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
       return {
         role: 'gateway',
@@ -147,6 +163,8 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
         openai: openaiAt('', { authorization: `Bearer ${key}` }),
         anthropic: anthropicAt('', { 'x-api-key': key }),
         installSeconds: 0,
+        companions,
+        usageTotals: () => usageTotals(origin, cookie),
         stop: stopAll,
       };
     },

@@ -8,6 +8,7 @@
  * sides of every pair in the same minute.
  */
 import { closedLoop } from './load.ts';
+import { treeCpuMs } from './processes.ts';
 import type { BenchContext, RunningTarget, Target } from './targets.ts';
 import { requestShape } from './targets.ts';
 
@@ -33,6 +34,12 @@ export interface PairedResult {
   /** the windows' length and the unmeasured load before each (absent in older saved results) */
   windowMs?: number;
   windowWarmupMs?: number;
+  /**
+   * CPU of each side's process tree over its measured windows, per request (ms), and of the processes
+   * beside the other target (RunningTarget.companions: a cluster node's projector and servers) over the
+   * other's windows, per request of the other (absent in older saved results)
+   */
+  cpu?: { gateway: number; other: number; otherCompanions: Record<string, number> };
 }
 
 export function median(values: readonly number[]): number {
@@ -67,22 +74,47 @@ export async function pairedThroughput(
       windowMs: plan.windowMs,
       windowWarmupMs: plan.windowWarmupMs,
     };
+    const companions = other.companions ?? [];
+    const cpuMs = [0, 0];
+    const requests = [0, 0];
+    const companionsMs = companions.map(() => 0);
     for (let round = 0; round < plan.rounds; round++) {
       // Which goes first alternates too, so a drifting machine favours neither.
       for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
         const shape = shapes[index]!;
+        const pid = started[index]!.pid;
         // The target sat idle through the other's window: its connections, heap and caches get a
         // moment under load before the window counts, as the one-after-the-other runs get 5 s.
+        let before = 0;
+        let companionsBefore: number[] = [];
+        // CPU is read when the window starts counting, after its unmeasured load.
+        const mark = setTimeout(() => {
+          before = treeCpuMs(pid);
+          if (index === 1) companionsBefore = companions.map((companion) => treeCpuMs(companion.pid));
+        }, plan.windowWarmupMs);
         const window = await closedLoop(shape, {
           concurrency: plan.concurrency,
           durationMs: plan.windowMs,
           warmupMs: plan.windowWarmupMs,
         });
+        clearTimeout(mark);
+        cpuMs[index]! += treeCpuMs(pid) - before;
+        requests[index]! += window.requests;
+        for (const [position, value] of companionsBefore.entries()) {
+          companionsMs[position]! += treeCpuMs(companions[position]!.pid) - value;
+        }
         result.errors += window.errors;
         (index === 0 ? result.gateway : result.other)[round] = window.rps;
       }
     }
     result.ratio = median(result.gateway.map((rps, round) => rps / result.other[round]!));
+    result.cpu = {
+      gateway: cpuMs[0]! / requests[0]!,
+      other: cpuMs[1]! / requests[1]!,
+      otherCompanions: Object.fromEntries(
+        companions.map(({ name }, position) => [name, companionsMs[position]! / requests[1]!]),
+      ),
+    };
     return result;
   } finally {
     for (const running of started.reverse()) await running.stop();
@@ -102,7 +134,9 @@ export async function measurePaired(
   const gateway = targets.find((target) => target.id === 'gateway');
   if (!gateway || !ok('gateway')) return [];
   const paired: PairedResult[] = [];
-  for (const other of targets.filter((target) => ['ceiling', 'portkey', 'litellm'].includes(target.id))) {
+  for (const other of targets.filter((target) =>
+    ['ceiling', 'gateway-cluster', 'portkey', 'litellm'].includes(target.id),
+  )) {
     if (!ok(other.id)) continue;
     log(`paired: gateway and ${other.label}, ${plan.rounds} rounds of ${plan.windowMs / 1000} s windows`);
     try {

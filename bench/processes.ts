@@ -199,3 +199,20 @@ export function threadCpuMs(pid: number, tid = pid): number {
 export function treeCpuMs(root: number): number {
   return processTree(root).reduce((total, pid) => total + statCpuMs(`/proc/${pid}/stat`), 0);
 }
+
+/**
+ * The cluster's servers started by scripts/services (their pid files under SERVICES_DIR, by default
+ * the checkout's .services), if any: their CPU is part of a cluster node's cost on a shared machine.
+ */
+export function servicePids(): Array<{ name: string; pid: number }> {
+  const directory = process.env.SERVICES_DIR || path.join(ROOT, '.services');
+  const files = { kafka: 'kafka/kafka.pid', redis: 'redis/redis.pid', clickhouse: 'clickhouse/clickhouse.pid' };
+  return Object.entries(files).flatMap(([name, file]) => {
+    try {
+      const pid = Number(readFileSync(path.join(directory, file), 'utf8').trim());
+      return pid > 0 && statCpuMs(`/proc/${pid}/stat`) > 0 ? [{ name, pid }] : [];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -145,6 +145,16 @@ function windowsOf(result: PairedResult): string {
 }
 
 /** The alternating windows behind the throughput ratios, one row per pair of targets. */
+/** Each side's CPU per request over its windows, and what the other's companions spent beside it. */
+function cpuCell(result: PairedResult): string {
+  if (!result.cpu) return '–';
+  const { gateway, other, otherCompanions } = result.cpu;
+  const beside = Object.entries(otherCompanions)
+    .map(([name, value]) => `${name} ${whole(value * 1000)}`)
+    .join(', ');
+  return `${whole(gateway * 1000)} / ${whole(other * 1000)}${beside ? ` (+ ${beside})` : ''}`;
+}
+
 export function pairedSection(bench: BenchResults): string {
   const paired = bench.paired ?? [];
   if (paired.length === 0) return '';
@@ -155,13 +165,21 @@ export function pairedSection(bench: BenchResults): string {
     `The ratio targets are judged on these. The gateway and the other target ran side by side; c=64 windows ${windowsOf(paired[0]!)} alternated between them (which went first alternated too), each pair giving one ratio, and the median of the pairs is the figure. Targets measured one after the other drift with the machine (the tables below); pairs of windows a few seconds apart do not.`,
     '',
     table(
-      ['against', 'gateway req/s per window', 'other req/s per window', 'ratio per pair', 'median ratio'],
+      [
+        'against',
+        'gateway req/s per window',
+        'other req/s per window',
+        'ratio per pair',
+        'median ratio',
+        'CPU µs/req, gateway / other (+ beside the other)',
+      ],
       paired.map((result) => [
         label(result.against),
         result.gateway.map((rps) => whole(rps)).join(', '),
         result.other.map((rps) => whole(rps)).join(', '),
         result.gateway.map((rps, round) => fixed(rps / result.other[round]!)).join(', '),
         fixed(result.ratio),
+        cpuCell(result),
       ]),
       [1, 2, 3],
     ),

@@ -15,10 +15,11 @@ import type { ClickHousePipeline, ClickHousePlan } from './pipeline-clickhouse.t
 import { WORK } from './processes.ts';
 import type { ProfileSummary } from './profile.ts';
 import { chartSvg, renderPng } from './report-chart.ts';
-import { added, formatOf, measured } from './report-figures.ts';
+import { added, measured } from './report-figures.ts';
 import { formatSection, pairedSection } from './report-formats.ts';
-import { pipelineGoals, pipelineSection, pipelineSummary } from './report-pipeline.ts';
-import { sustainedGoals, sustainedSection, sustainedSummary } from './report-sustained.ts';
+import { evaluateGoals } from './report-goals.ts';
+import { pipelineSection, pipelineSummary } from './report-pipeline.ts';
+import { sustainedSection, sustainedSummary } from './report-sustained.ts';
 import { fixed, mark, megabytes, signed, table, whole } from './report-text.ts';
 import type { SustainedPhase } from './sustained-run.ts';
 
@@ -50,7 +51,12 @@ export interface FormatResult {
    * rest of `cpuMsPerRequest` is its other threads (a store worker, GC helpers) and child processes.
    * Absent in results saved before it was measured.
    */
-  throughput: LatencyResult & { cpuMsPerRequest: number; mainThreadCpuMsPerRequest?: number };
+  throughput: LatencyResult & {
+    cpuMsPerRequest: number;
+    mainThreadCpuMsPerRequest?: number;
+    /** CPU ms per request of the processes beside the target (RunningTarget.companions), by name */
+    companionsCpuMsPerRequest?: Record<string, number>;
+  };
   stream: StreamResult;
   hold: HoldResult | null;
 }
@@ -95,50 +101,6 @@ export interface Goal {
   goal: string;
   measured: string;
   met: boolean | null;
-}
-
-/** The issue's targets, as ratios and differences within this run. */
-export function evaluateGoals(bench: BenchResults): Goal[] {
-  const gateway = formatOf(bench, 'gateway', 'openai');
-  const goals: Goal[] = [];
-  const ratio = (peerId: string, label: string, factor: number) => {
-    const peer = formatOf(bench, peerId, 'openai');
-    if (!gateway || !peer) {
-      goals.push({ goal: `throughput ≥ ${factor} × ${label}`, measured: 'not measured in this run', met: null });
-      return;
-    }
-    const single = gateway.throughput.rps / peer.throughput.rps;
-    const alternating = bench.paired?.find((result) => result.against === peerId);
-    const value = alternating ? alternating.ratio : single;
-    goals.push({
-      goal: `throughput ≥ ${factor} × ${label}`,
-      measured: alternating
-        ? `${value.toFixed(2)} × (median of ${alternating.gateway.length} alternating pairs of windows; ${single.toFixed(2)} × from the one-after-the-other runs below: ${whole(gateway.throughput.rps)} vs ${whole(peer.throughput.rps)} req/s)`
-        : `${value.toFixed(2)} × (${whole(gateway.throughput.rps)} vs ${whole(peer.throughput.rps)} req/s)`,
-      met: value >= factor,
-    });
-  };
-  ratio('ceiling', 'the Node ceiling', 0.7);
-  ratio('portkey', 'Portkey', 5);
-  ratio('litellm', 'LiteLLM', 10);
-  const add = gateway ? added(bench, gateway, 'openai') : null;
-  const check = (goal: string, value: number | undefined, limit: number, unit: string) =>
-    goals.push({
-      goal,
-      measured: value === undefined || Number.isNaN(value) ? 'not measured in this run' : `${value.toFixed(2)} ${unit}`,
-      met: value === undefined || Number.isNaN(value) ? null : value <= limit,
-    });
-  check('added latency p99 at c=1 ≤ 1 ms', add?.p99, 1, 'ms');
-  check('added time to first token (p50) ≤ 1 ms', add?.ttft50, 1, 'ms');
-  check(
-    `RSS ≤ 250 MB with ${bench.plan.holdStreams.toLocaleString('en')} concurrent streams`,
-    gateway?.hold ? gateway.hold.peakRss / 1e6 : undefined,
-    250,
-    'MB',
-  );
-  goals.push(...sustainedGoals(bench.sustained));
-  goals.push(...pipelineGoals(bench));
-  return goals;
 }
 
 function profileSection(bench: BenchResults, flame: string | null): string {
@@ -199,7 +161,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     '',
     ...machineLines(bench),
     '',
-    '## Targets (issue 7), gateway with key checks, validation and events on',
+    '## Targets (issues 7 and 22), gateway with key checks, validation and events on',
     '',
     table(
       ['target', 'measured', 'result'],

@@ -163,10 +163,16 @@ async function measureFormat(
   await closedLoop(plain, { concurrency: plan.concurrency, durationMs: plan.warmupMs, warmupMs: 0 });
   const cpuBefore = treeCpuMs(running.pid);
   const mainBefore = threadCpuMs(running.pid);
+  const companions = running.companions ?? [];
+  const companionsBefore = companions.map(({ pid }) => treeCpuMs(pid));
   const load: LoadOptions = { concurrency: plan.concurrency, durationMs: plan.throughputMs, warmupMs: 0 };
   const throughput = await closedLoop(plain, load);
   const cpuMs = treeCpuMs(running.pid) - cpuBefore;
   const mainThreadMs = threadCpuMs(running.pid) - mainBefore;
+  const perRequest = (ms: number) => (throughput.requests ? ms / throughput.requests : Number.NaN);
+  const companionsCpuMsPerRequest = Object.fromEntries(
+    companions.map(({ name, pid }, index) => [name, perRequest(treeCpuMs(pid) - companionsBefore[index]!)]),
+  );
   log(
     `  ${format} c=${plan.concurrency}: ${throughput.rps.toFixed(0)} req/s, p99 ${throughput.p99.toFixed(2)} ms, errors ${throughput.errors}`,
   );
@@ -194,8 +200,9 @@ async function measureFormat(
     latency,
     throughput: {
       ...throughput,
-      cpuMsPerRequest: throughput.requests ? cpuMs / throughput.requests : Number.NaN,
-      mainThreadCpuMsPerRequest: throughput.requests ? mainThreadMs / throughput.requests : Number.NaN,
+      cpuMsPerRequest: perRequest(cpuMs),
+      mainThreadCpuMsPerRequest: perRequest(mainThreadMs),
+      ...(companions.length ? { companionsCpuMsPerRequest } : {}),
     },
     stream,
     hold,

@@ -12,7 +12,7 @@ import { autocannonLoop, findAutocannon } from './autocannon.ts';
 import { gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { type Child, forkTs, isMain, ROOT } from './processes.ts';
 import { describeSustained, type SustainedResult, startCpuHog, sustainedLoop } from './sustained.ts';
-import { type BenchContext, ensureWorkDirectories, requestShape } from './targets.ts';
+import { type BenchContext, ensureWorkDirectories, type RunningTarget, requestShape } from './targets.ts';
 
 export interface SustainedPlan {
   concurrencies: number[];
@@ -37,6 +37,41 @@ export interface SustainedPhase {
   runs: SustainedRun[];
   /** why autocannon did not run, when it did not */
   autocannonUnavailable: string | null;
+  /** the data overview's totals after the undici runs, against every answer those runs got */
+  recorded?: RecordedTotals | null;
+}
+
+export interface RecordedTotals {
+  answeredOk: number;
+  answeredFailed: number;
+  transportErrors: number;
+  calls: number;
+  errors: number;
+  /** how long after the load the overview showed these (its projection catching up) */
+  waitedMs: number;
+}
+
+/**
+ * Waits until the overview counts at least every answer the undici runs got and its count has held
+ * for a second (a count above that would be requests recorded twice), up to a minute.
+ */
+async function recordedTotals(running: RunningTarget, runs: SustainedRun[]): Promise<RecordedTotals | null> {
+  if (!running.usageTotals) return null;
+  const answered = runs.map((run) => run.answered ?? { ok: 0, failed: 0, transportErrors: 0 });
+  const answeredOk = answered.reduce((sum, run) => sum + run.ok, 0);
+  const answeredFailed = answered.reduce((sum, run) => sum + run.failed, 0);
+  const transportErrors = answered.reduce((sum, run) => sum + run.transportErrors, 0);
+  const started = performance.now();
+  let totals = await running.usageTotals();
+  let heldSince = performance.now();
+  while (performance.now() - started < 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const next = await running.usageTotals();
+    if (next.calls !== totals.calls || next.errors !== totals.errors) heldSince = performance.now();
+    totals = next;
+    if (totals.calls >= answeredOk + answeredFailed && performance.now() - heldSince >= 1000) break;
+  }
+  return { answeredOk, answeredFailed, transportErrors, ...totals, waitedMs: performance.now() - started };
 }
 
 /** Starts the embedded gateway on `context`'s upstream and measures each concurrency of `plan`. */
@@ -45,6 +80,7 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
   const running = await gatewayEmbeddedTarget.start(context);
   const hogs: Child[] = [];
   const runs: SustainedRun[] = [];
+  let recorded: RecordedTotals | null = null;
   const report = (run: SustainedRun) => {
     context.log(`  sustained (${run.generator}), ${plan.hogs} CPU hog(s): ${describeSustained(run)}`);
     if (run.firstError) context.log(`    first failure: ${run.firstError}`);
@@ -58,9 +94,15 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
     for (const concurrency of plan.concurrencies) {
       report({ generator: 'undici', ...(await sustainedLoop(shape, { ...options, concurrency })) });
     }
+    recorded = await recordedTotals(running, runs);
+    if (recorded) {
+      context.log(
+        `  recorded: overview ${recorded.calls} calls (${recorded.errors} errors) for ${recorded.answeredOk} 2xx + ${recorded.answeredFailed} other answers, after ${(recorded.waitedMs / 1000).toFixed(1)} s`,
+      );
+    }
     if ('bin' in autocannon) {
       const concurrency = plan.concurrencies[0]!;
-      const result = await autocannonLoop(autocannon.bin, shape, {
+      const result = await autocannonLoop(shape, {
         ...options,
         durationMs: plan.autocannonMs,
         concurrency,
@@ -72,7 +114,7 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
     for (const hog of hogs) await hog.stop();
     await running.stop();
   }
-  return { plan, runs, autocannonUnavailable: 'bin' in autocannon ? null : autocannon.reason };
+  return { plan, runs, autocannonUnavailable: 'bin' in autocannon ? null : autocannon.reason, recorded };
 }
 
 /**
@@ -98,6 +140,16 @@ export async function sustainedPhase(
   context.log(`gateway (embedded), sustained beside ${plan.hogs} CPU hog(s)`);
   try {
     const phase = await measureSustained(context, plan);
+    const recorded = phase.recorded;
+    if (
+      recorded &&
+      (recorded.calls !== recorded.answeredOk + recorded.answeredFailed ||
+        recorded.calls - recorded.errors !== recorded.answeredOk)
+    ) {
+      errors.push(
+        `gateway sustained: the overview shows ${recorded.calls} calls (${recorded.errors} errors) for ${recorded.answeredOk} 2xx and ${recorded.answeredFailed} other answers`,
+      );
+    }
     for (const run of phase.runs.filter((run) => run.failed > 0)) {
       errors.push(
         `gateway sustained (${run.generator}) c=${run.concurrency}: ${describeSustained(run)}; first: ${run.firstError}`,

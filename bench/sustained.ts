@@ -34,6 +34,11 @@ export interface SustainedResult {
   failures: Record<string, number>;
   failed: number;
   firstError: string | null;
+  /**
+   * Every answer of the run, warm-up and stragglers included: what the gateway must have recorded
+   * (undici's loop only; autocannon abandons its requests in flight at the end of each window)
+   */
+  answered?: { ok: number; failed: number; transportErrors: number };
 }
 
 export const failedCount = (failures: Record<string, number>) =>
@@ -73,6 +78,7 @@ export async function sustainedLoop(
   const okPerWindow = new Array<number>(windowCount).fill(0);
   const failures: Record<string, number> = {};
   let firstError: string | null = null;
+  const answered = { ok: 0, failed: 0, transportErrors: 0 };
   const start = performance.now() + options.warmupMs;
   const end = start + windowCount * options.windowMs;
   const client = async () => {
@@ -85,15 +91,18 @@ export async function sustainedLoop(
           body: shape.body,
         });
         const text = await response.body.text();
+        const success = response.statusCode >= 200 && response.statusCode < 300;
+        answered[success ? 'ok' : 'failed']++;
         const now = performance.now();
         if (now < start || now >= end) continue;
-        if (response.statusCode >= 200 && response.statusCode < 300) {
+        if (success) {
           okPerWindow[Math.floor((now - start) / options.windowMs)]!++;
         } else {
           failures[response.statusCode] = (failures[response.statusCode] ?? 0) + 1;
           firstError ??= `HTTP ${response.statusCode}: ${text.slice(0, 200)}`;
         }
       } catch (error) {
+        answered.transportErrors++;
         const now = performance.now();
         if (now >= start && now < end) failures['error'] = (failures['error'] ?? 0) + 1;
         firstError ??= String(error);
@@ -103,14 +112,17 @@ export async function sustainedLoop(
   };
   await Promise.all(Array.from({ length: options.concurrency }, client));
   await pool.close();
-  return summarise(
-    options.concurrency,
-    windowCount * options.windowMs,
-    okPerWindow,
-    options.windowMs,
-    failures,
-    firstError,
-  );
+  return {
+    ...summarise(
+      options.concurrency,
+      windowCount * options.windowMs,
+      okPerWindow,
+      options.windowMs,
+      failures,
+      firstError,
+    ),
+    answered,
+  };
 }
 
 /** A single-threaded busy loop at normal priority, in its own process group (stopped with it). */

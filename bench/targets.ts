@@ -34,6 +34,13 @@ export interface RunningTarget {
   anthropic: Endpoint | null;
   /** seconds spent installing the target before this run (0 when it was already installed) */
   installSeconds: number;
+  /**
+   * Other processes that do this target's work and share the machine (the cluster gateway's projector,
+   * Kafka, ClickHouse, Redis): their CPU is measured beside the target's, not in it.
+   */
+  companions?: Array<{ name: string; pid: number }>;
+  /** the gateways: the calls and errors their data overview shows for the bench's user */
+  usageTotals?(): Promise<{ calls: number; errors: number }>;
   stop(): Promise<void>;
 }
 

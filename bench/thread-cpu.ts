@@ -16,30 +16,15 @@
  *   npx tsx bench/thread-cpu.ts [gateway|cluster|ceiling|compare] [openai|anthropic]   (DURATION=ms, default 4000)
  *   BENCH_GATEWAY_NODE_FLAGS=... passes Node flags to the gateway (see gateway-targets.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop } from './load.ts';
-import { forkTs, threadCpuMs, treeCpuMs } from './processes.ts';
+import { forkTs, servicePids, threadCpuMs, treeCpuMs } from './processes.ts';
 import { type BenchContext, ceilingTarget, type RunningTarget, requestShape, type Target } from './targets.ts';
 
 /** CPU milliseconds per thread of a process, keyed by thread id (0 for a thread that just ended). */
 function threadTimes(pid: number): Map<number, number> {
   return new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [Number(tid), threadCpuMs(pid, Number(tid))]));
-}
-
-/** The cluster's servers started by scripts/services (pid files under SERVICES_DIR), if any. */
-function servicePids(): Array<{ name: string; pid: number }> {
-  const directory = process.env.SERVICES_DIR;
-  if (!directory) return [];
-  const files = { kafka: 'kafka/kafka.pid', redis: 'redis/redis.pid', clickhouse: 'clickhouse/clickhouse.pid' };
-  return Object.entries(files).flatMap(([name, file]) => {
-    try {
-      return [{ name, pid: Number(readFileSync(path.join(directory, file), 'utf8').trim()) }];
-    } catch {
-      return [];
-    }
-  });
 }
 
 const µs = (ms: number, requests: number) => ((ms / requests) * 1000).toFixed(1).padStart(6);
