@@ -6,7 +6,7 @@
  * pipeline (issue 22's list; issue 7's time-to-first-token and LiteLLM rows kept beside it).
  */
 import type { PairedResult } from './paired.ts';
-import type { BenchResults, FormatResult, Goal } from './report.ts';
+import type { BenchResults, Goal } from './report.ts';
 import { added, formatOf } from './report-figures.ts';
 import { pipelineGoals } from './report-pipeline.ts';
 import { sustainedGoals } from './report-sustained.ts';
@@ -42,29 +42,38 @@ function limitGoal(goal: string, value: number | undefined, limit: number, unit:
   return { goal, measured: known ? `${value.toFixed(2)} ${unit}` : NOT_MEASURED, met: known ? value <= limit : null };
 }
 
-/** Added latency and memory, once per mode. */
+type AddedFigure = keyof ReturnType<typeof added>;
+
+/** Added latency and memory, once per mode; latency with a bare Node proxy's own figure of the run beside it. */
 function perModeGoals(bench: BenchResults): Goal[] {
   const goals: Goal[] = [];
   const results = MODES.map((mode) => ({ ...mode, result: formatOf(bench, mode.id, 'openai') }));
-  const each = (name: string, limit: number, unit: string, value: (result: FormatResult) => number | undefined) => {
-    for (const { label, result } of results) {
-      goals.push(limitGoal(`${name} (${label})`, result ? value(result) : undefined, limit, unit));
+  // On a slow machine the ceiling can miss a latency limit too: the reader should see it.
+  const ceiling = formatOf(bench, 'ceiling', 'openai');
+  const ceilingAdded = ceiling ? added(bench, ceiling, 'openai') : null;
+  const withCeiling = (goal: Goal, figure: AddedFigure): Goal =>
+    ceilingAdded
+      ? { ...goal, measured: `${goal.measured} (the Node ceiling: ${fixed(ceilingAdded[figure])} ms)` }
+      : goal;
+  const latency = (name: string, limit: number, figure: AddedFigure, modes = results) => {
+    for (const { label, result } of modes) {
+      const value = result ? added(bench, result, 'openai')[figure] : undefined;
+      goals.push(withCeiling(limitGoal(`${name} (${label})`, value, limit, 'ms'), figure));
     }
   };
-  each('added latency p50 at c=1 ≤ 0.3 ms', 0.3, 'ms', (result) => added(bench, result, 'openai').p50);
-  each('added latency p99 at c=1 ≤ 1 ms', 1, 'ms', (result) => added(bench, result, 'openai').p99);
-  const gateway = results[0]?.result;
-  goals.push(
-    limitGoal(
-      'added time to first token (p50) ≤ 1 ms (embedded)',
-      gateway ? added(bench, gateway, 'openai').ttft50 : undefined,
-      1,
-      'ms',
-    ),
-  );
-  each(`RSS ≤ 250 MB with ${bench.plan.holdStreams.toLocaleString('en')} concurrent streams`, 250, 'MB', (result) =>
-    result.hold ? result.hold.peakRss / 1e6 : undefined,
-  );
+  latency('added latency p50 at c=1 ≤ 0.3 ms', 0.3, 'p50');
+  latency('added latency p99 at c=1 ≤ 1 ms', 1, 'p99');
+  latency('added time to first token (p50) ≤ 1 ms', 1, 'ttft50', results.slice(0, 1));
+  for (const { label, result } of results) {
+    goals.push(
+      limitGoal(
+        `RSS ≤ 250 MB with ${bench.plan.holdStreams.toLocaleString('en')} concurrent streams (${label})`,
+        result?.hold ? result.hold.peakRss / 1e6 : undefined,
+        250,
+        'MB',
+      ),
+    );
+  }
   return goals;
 }
 
