@@ -22,6 +22,14 @@ const RELEASE_EVERY_MS = 2;
 /** How often, and for how long, a queue back to low is watched before the writer's urgency ends. */
 const CALM_CHECK_MS = 250;
 const CALM_AFTER_MS = 1_000;
+/**
+ * Urgency that comes back within this many calm periods of ending doubles the next calm period, up to
+ * MAX_CALM_AFTER_MS. Beside a process that keeps the cores busy, a writer sent back to its background
+ * priority after a second was starved again a few seconds later, and goodput rose and fell with it
+ * (windows at 0.66 of the best); a writer kept urgent while the contention lasts stays level.
+ */
+const RECURRENCE_PERIODS = 10;
+const MAX_CALM_AFTER_MS = 64_000;
 
 export interface BacklogAdmissionOptions {
   /** events queued and not yet appended */
@@ -37,6 +45,8 @@ export interface BacklogAdmissionOptions {
    * CPU, before requests have to wait) and when it has stayed low for a second again (false).
    */
   onUrgency?: (urgent: boolean) => void;
+  /** how long the queue must stay low before urgency ends, at first (default 1 s; see RECURRENCE_PERIODS) */
+  calmAfterMs?: number;
 }
 
 interface Waiting {
@@ -59,8 +69,20 @@ export class BacklogAdmission {
   #urgent = false;
   /** when the queue was last at or above the urgent mark's half, or anyone waited */
   #lastBehindAt = 0;
+  readonly #baseCalmAfterMs: number;
+  #calmAfterMs: number;
+  #calmedAt = Number.NEGATIVE_INFINITY;
 
-  constructor({ depth, limit, softLimit, maxWaitMs = 10_000, onUrgency = () => {} }: BacklogAdmissionOptions) {
+  constructor({
+    depth,
+    limit,
+    softLimit,
+    maxWaitMs = 10_000,
+    onUrgency = () => {},
+    calmAfterMs = CALM_AFTER_MS,
+  }: BacklogAdmissionOptions) {
+    this.#baseCalmAfterMs = calmAfterMs;
+    this.#calmAfterMs = calmAfterMs;
     this.#depth = depth;
     this.#limit = limit;
     this.#softLimit = Math.max(1, Math.min(softLimit ?? Math.floor(limit / 5), limit));
@@ -94,9 +116,14 @@ export class BacklogAdmission {
 
   /** The log is behind: its writer is told so, and told again it is not once the queue stays low. */
   #behind(): void {
-    this.#lastBehindAt = performance.now();
+    const now = performance.now();
+    this.#lastBehindAt = now;
     if (this.#urgent) return;
     this.#urgent = true;
+    this.#calmAfterMs =
+      now - this.#calmedAt < RECURRENCE_PERIODS * this.#calmAfterMs
+        ? Math.min(2 * this.#calmAfterMs, MAX_CALM_AFTER_MS)
+        : this.#baseCalmAfterMs;
     this.#onUrgency(true);
     this.#schedule(CALM_CHECK_MS);
   }
@@ -139,10 +166,11 @@ export class BacklogAdmission {
       this.#schedule(RELEASE_EVERY_MS);
       return;
     }
-    // Calm once the queue has stayed under half the urgent mark for a second: a writer given priority
-    // keeps it through the bursts of a backlog that is still draining.
-    if (now - this.#lastBehindAt >= CALM_AFTER_MS) {
+    // Calm once the queue has stayed under half the urgent mark for the calm period: a writer given
+    // priority keeps it through the bursts of a backlog that is still draining.
+    if (now - this.#lastBehindAt >= this.#calmAfterMs) {
       this.#urgent = false;
+      this.#calmedAt = now;
       this.#onUrgency(false);
     } else this.#schedule(CALM_CHECK_MS);
   }

@@ -95,4 +95,32 @@ describe('BacklogAdmission', () => {
     await sleep(900);
     expect(urgency).toEqual([true, false]);
   });
+
+  it('keeps the log urgent longer each time urgency comes back soon after it ended (a machine that stays busy)', async () => {
+    let depth = 120;
+    const urgency: Array<{ urgent: boolean; at: number }> = [];
+    const admission = new BacklogAdmission({
+      depth: () => depth,
+      limit: 1_000,
+      softLimit: 200,
+      calmAfterMs: 100,
+      onUrgency: (urgent) => urgency.push({ urgent, at: performance.now() }),
+    });
+    const calmPeriod = async () => {
+      depth = 120;
+      expect(admission.admit()).toBeNull();
+      const start = performance.now();
+      depth = 0;
+      while (urgency.at(-1)!.urgent) await sleep(20);
+      return urgency.at(-1)!.at - start;
+    };
+    const first = await calmPeriod();
+    const second = await calmPeriod(); // urgent again at once: the next calm period is twice as long
+    const third = await calmPeriod();
+    expect(first).toBeLessThan(400);
+    expect(second).toBeGreaterThanOrEqual(200);
+    expect(third).toBeGreaterThanOrEqual(400);
+    await sleep(4_500); // well past ten calm periods: urgency that comes back now is a new episode
+    expect(await calmPeriod()).toBeLessThan(400);
+  });
 });
