@@ -105,9 +105,10 @@ async function rawPercentile(
   to: number,
 ): Promise<number | null> {
   const conditions = [
-    // `started_at` (seconds) is in the primary key and narrows the read; `started_at_ms` is exact.
-    `started_at >= ${integerLiteral(Math.floor(from / 1000))} AND started_at <= ${integerLiteral(Math.floor(to / 1000))}`,
-    `started_at_ms >= ${integerLiteral(from)} AND started_at_ms < ${integerLiteral(to)}`,
+    // To the second, on the primary key's `started_at` only: the series beside it is read in whole
+    // hours anyway, and also reading `started_at_ms` for the busiest user's 1.7 million requests
+    // (10 million in all) made this query 2.5 times slower (150 against 60 ms).
+    `started_at >= ${integerLiteral(Math.floor(from / 1000))} AND started_at < ${integerLiteral(Math.ceil(to / 1000))}`,
   ];
   if (query.userId !== null) conditions.push(`user_id = ${stringLiteral(query.userId)}`);
   if (query.model) conditions.push(`model_requested = ${stringLiteral(query.model)}`);
