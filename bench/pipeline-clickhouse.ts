@@ -164,7 +164,9 @@ export async function inNamespace<Result>(
       throw error;
     } finally {
       await Promise.allSettled(stopping);
-      await dropNamespace(settings, clickhouse, [name, overviewDatabase]);
+      // BENCH_KEEP_NAMESPACE=1 keeps the data for a closer look at the queries (drop it by hand).
+      if (process.env.BENCH_KEEP_NAMESPACE === '1') log(`pipeline: kept ClickHouse databases ${name}, ${overviewDatabase}`);
+      else await dropNamespace(settings, clickhouse, [name, overviewDatabase]);
     }
   } finally {
     await clickhouse.close();
