@@ -18,6 +18,8 @@ export interface ClusterSettings {
   trafficRetentionHours: number;
   /** months of usage ClickHouse keeps (whole monthly partitions); 0 keeps everything */
   usageRetentionMonths: number;
+  /** the projector starts a write under live traffic at most this often (default 1,000 ms) */
+  projectorWriteIntervalMs?: number;
 }
 
 export interface StorageSettings {
@@ -44,6 +46,11 @@ export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env
             clickhouseDatabase: environment.CLICKHOUSE_DATABASE ?? 'gateway',
             trafficRetentionHours: integer(environment.TRAFFIC_RETENTION_HOURS, 168, 'TRAFFIC_RETENTION_HOURS'),
             usageRetentionMonths: integer(environment.USAGE_RETENTION_MONTHS, 0, 'USAGE_RETENTION_MONTHS'),
+            projectorWriteIntervalMs: integer(
+              environment.PROJECTOR_WRITE_INTERVAL_MS,
+              1_000,
+              'PROJECTOR_WRITE_INTERVAL_MS',
+            ),
           }
         : null,
   };

@@ -18,7 +18,11 @@ describe('readStorageSettings', () => {
       clickhouseDatabase: 'gateway',
       trafficRetentionHours: 168,
       usageRetentionMonths: 13,
+      projectorWriteIntervalMs: 1000,
     });
+    expect(
+      readStorageSettings({ ...servers, PROJECTOR_WRITE_INTERVAL_MS: '0' }).cluster?.projectorWriteIntervalMs,
+    ).toBe(0);
   });
 
   it('refuses two of the three servers, and a retention that is not a whole number', () => {

@@ -27,6 +27,13 @@ import { ProjectionQueue } from './projection-queue.ts';
 const MAX_QUEUED_EVENTS = 60_000;
 /** Events per write: an insert of about 10 MB of rows for each raw table. */
 const MAX_WRITE_EVENTS = 60_000;
+/**
+ * Under live traffic a write starts at most this often by default (projection-queue.ts): the overview
+ * is up to that much later, and ClickHouse's cost per write (about 240 ms of its CPU on the bench
+ * machine, whatever the write holds) is paid once a second instead of back to back. Figures:
+ * docs/performance.md, "The cluster beside its servers".
+ */
+export const LIVE_WRITE_INTERVAL_MS = 1_000;
 
 export interface ClusterProjectorOptions {
   kafka: Kafka;
@@ -43,6 +50,8 @@ export interface ClusterProjectorOptions {
    * caught up.
    */
   onBatch?: (topic: string, partition: number, lastOffset: string, events: number, messages: number) => void;
+  /** see LIVE_WRITE_INTERVAL_MS (0: each write starts as soon as the last one ended) */
+  writeIntervalMs?: number;
 }
 
 export class ClusterProjector {
@@ -53,10 +62,16 @@ export class ClusterProjector {
   #stopping = false;
   #joined = false;
   #commits: Promise<void> = Promise.resolve();
-  readonly #queue = new ProjectionQueue((events) => this.#write(events), MAX_QUEUED_EVENTS, MAX_WRITE_EVENTS);
+  readonly #queue: ProjectionQueue;
 
   constructor(options: ClusterProjectorOptions) {
     this.#options = options;
+    this.#queue = new ProjectionQueue(
+      (events) => this.#write(events),
+      MAX_QUEUED_EVENTS,
+      MAX_WRITE_EVENTS,
+      options.writeIntervalMs ?? LIVE_WRITE_INTERVAL_MS,
+    );
     this.#consumer = options.kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: 10_000,

@@ -7,6 +7,11 @@
  * did. The consumer keeps fetching while a write runs (so Kafka, decoding and parsing overlap
  * ClickHouse's work), up to `maxQueuedEvents` waiting; each batch learns when its events are written,
  * and only then are its offsets committed.
+ *
+ * Under live traffic (not a backlog) writes start at most every `minWriteIntervalMs`: each write's
+ * statements cost ClickHouse about the same whatever it holds, so back-to-back writes of a few
+ * thousand events kept ClickHouse busy on a core that the gateway shares on a small machine. A queue
+ * that fills a whole write starts it at once, so catching up is not slowed.
  */
 import type { GatewayEvent } from '../contracts/events/index.ts';
 
@@ -31,15 +36,25 @@ export class ProjectionQueue {
   #queuedEvents = 0;
   #waitingForRoom: Array<() => void> = [];
   #draining: Promise<void> | null = null;
+  readonly #minWriteIntervalMs: number;
+  #lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** Ends the wait for the interval early: the queue holds a whole write. */
+  #wake: (() => void) | null = null;
 
   /**
    * `write` retries on its own until it succeeds or gives up (throws); a write takes whole batches,
    * up to `maxWriteEvents` events (one batch larger than that goes alone).
    */
-  constructor(write: (events: GatewayEvent[]) => Promise<void>, maxQueuedEvents: number, maxWriteEvents: number) {
+  constructor(
+    write: (events: GatewayEvent[]) => Promise<void>,
+    maxQueuedEvents: number,
+    maxWriteEvents: number,
+    minWriteIntervalMs = 0,
+  ) {
     this.#write = write;
     this.#maxQueuedEvents = maxQueuedEvents;
     this.#maxWriteEvents = maxWriteEvents;
+    this.#minWriteIntervalMs = minWriteIntervalMs;
   }
 
   enqueue(events: readonly GatewayEvent[]): Queued {
@@ -49,6 +64,7 @@ export class ProjectionQueue {
     // A write abandoned at stop rejects `written`; whoever awaits it handles that, nobody else must.
     written.catch(() => {});
     this.#queuedEvents += events.length;
+    if (this.#queuedEvents >= this.#maxWriteEvents) this.#wake?.();
     this.#draining ??= this.#drain();
     const accepted =
       this.#queuedEvents <= this.#maxQueuedEvents
@@ -66,6 +82,8 @@ export class ProjectionQueue {
     // The batches of one fetch are handed over within a few microtasks of each other: wait for them.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.#queued.length > 0) {
+      await this.#interval();
+      this.#lastWriteAt = performance.now();
       const group = this.#take();
       try {
         await this.#write(group.flatMap((entry) => entry.events));
@@ -75,6 +93,20 @@ export class ProjectionQueue {
       }
     }
     this.#draining = null;
+  }
+
+  /** Waits out the rest of the interval since the last write began, unless a whole write is queued. */
+  async #interval(): Promise<void> {
+    const wait = this.#lastWriteAt + this.#minWriteIntervalMs - performance.now();
+    if (wait <= 0 || this.#queuedEvents >= this.#maxWriteEvents) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#wake = null;
   }
 
   #take(): Entry[] {

@@ -85,4 +85,41 @@ describe('ProjectionQueue', () => {
     await expect(second.written).rejects.toThrow('ClickHouse is down');
     await queue.idle();
   });
+
+  it('under live traffic starts writes at most every minWriteIntervalMs, and what arrives meanwhile joins the next', async () => {
+    const { writes, write } = controlledWrites();
+    const queue = new ProjectionQueue(write, 1_000, 1_000, 300);
+    queue.enqueue(events(2, 'a'));
+    await tick();
+    const firstStarted = performance.now();
+    writes[0]!.finish();
+    await tick();
+    queue.enqueue(events(1, 'b'));
+    await tick();
+    expect(writes).toHaveLength(1); // the interval has not passed
+    queue.enqueue(events(4, 'c'));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(writes.map((entry) => entry.ids.length)).toEqual([2, 5]);
+    expect(performance.now() - firstStarted).toBeGreaterThanOrEqual(300);
+    writes[1]!.finish();
+    await queue.idle();
+  });
+
+  it('starts the next write at once when a whole write is queued (a backlog is not slowed)', async () => {
+    const { writes, write } = controlledWrites();
+    const queue = new ProjectionQueue(write, 1_000, 5, 60_000);
+    queue.enqueue(events(1, 'a'));
+    await tick();
+    writes[0]!.finish();
+    await tick();
+    queue.enqueue(events(2, 'b'));
+    await tick();
+    expect(writes).toHaveLength(1);
+    queue.enqueue(events(3, 'c'));
+    await tick();
+    await tick();
+    expect(writes.map((entry) => entry.ids.length)).toEqual([1, 5]);
+    writes[1]!.finish();
+    await queue.idle();
+  });
 });

@@ -136,6 +136,7 @@ export async function startClusterProjector(
     redisWriter: new RedisProjectionWriter(redis, new RedisKeys(settings.namespace)),
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, settings.clickhouseDatabase),
     log,
+    ...(settings.projectorWriteIntervalMs === undefined ? {} : { writeIntervalMs: settings.projectorWriteIntervalMs }),
   });
   await projector.start();
   // Retention runs in the projector (one place, not every gateway node): at start and every 6 hours.
