@@ -143,9 +143,16 @@ function gatewayTarget(mode: 'embedded' | 'cluster'): Target {
       try {
         await waitForHttp(`${origin}/readyz`, child, 60_000);
         if (mode === 'cluster') {
-          const projector = spawnCommand('projector', process.execPath, [...start.flags, PROJECTOR_BUNDLE], {
-            env: environment,
-          });
+          // BENCH_PROJECTOR_NODE_FLAGS: the same for the projector (e.g. --cpu-prof --cpu-prof-dir=…).
+          const projectorFlags = process.env.BENCH_PROJECTOR_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+          const projector = spawnCommand(
+            'projector',
+            process.execPath,
+            [...start.flags, ...projectorFlags, PROJECTOR_BUNDLE],
+            {
+              env: environment,
+            },
+          );
           children.push(projector);
           companions.push({ name: 'projector', pid: projector.pid }, ...servicePids());
         }
