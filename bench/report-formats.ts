@@ -155,6 +155,13 @@ function cpuCell(result: PairedResult): string {
   return `${whole(gateway * 1000)} / ${whole(other * 1000)}${beside ? ` (+ ${beside})` : ''}`;
 }
 
+/** How the cluster node's pairing differs (paired.ts: planFor), when the run has it. */
+function clusterPlan(paired: readonly PairedResult[]): string {
+  const cluster = paired.find((result) => result.against === 'gateway-cluster');
+  if (!cluster?.windowMs) return '';
+  return ` The cluster node is paired in ${cluster.gateway.length} rounds of ${cluster.windowMs / 1000} s windows (each after ${(cluster.windowWarmupMs ?? 0) / 1000} s of load not measured) instead, so that its projector's, ClickHouse's and Kafka's work on a window (written at most every second) stays mostly inside it. The CPU column is each side's process tree over its measured windows, and beside the cluster node its projector and servers.`;
+}
+
 export function pairedSection(bench: BenchResults): string {
   const paired = bench.paired ?? [];
   if (paired.length === 0) return '';
@@ -162,7 +169,7 @@ export function pairedSection(bench: BenchResults): string {
   return [
     '### Throughput ratios from alternating windows',
     '',
-    `The ratio targets are judged on these. The gateway and the other target ran side by side; c=64 windows ${windowsOf(paired[0]!)} alternated between them (which went first alternated too), each pair giving one ratio, and the median of the pairs is the figure. Targets measured one after the other drift with the machine (the tables below); pairs of windows a few seconds apart do not.`,
+    `The ratio targets are judged on these. The gateway and the other target ran side by side; c=64 windows ${windowsOf(paired[0]!)} alternated between them (which went first alternated too), each pair giving one ratio, and the median of the pairs is the figure. Targets measured one after the other drift with the machine (the tables below); pairs of windows a few seconds apart do not.${clusterPlan(paired)}`,
     '',
     table(
       [
