@@ -15,16 +15,15 @@
  * a missed target never fails the run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { StreamShape } from './fake-upstream.ts';
 import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { measurePipeline } from './measure-pipeline.ts';
 import { measurePaired, type PairedResult } from './paired.ts';
 import { forkTs, ROOT, threadCpuMs, treeCpuMs, treeRss, WORK } from './processes.ts';
-import { flameGraphSvg, profileText, summariseProfile } from './profile.ts';
+import { profileGateway } from './profile-run.ts';
 import {
   type BenchResults,
   type FormatResult,
@@ -38,6 +37,7 @@ import { type SustainedPhase, sustainedPhase } from './sustained-run.ts';
 import {
   type BenchContext,
   ceilingTarget,
+  configureUpstream,
   ensureWorkDirectories,
   litellmTarget,
   NotAvailable,
@@ -122,11 +122,6 @@ if (scale !== 1) {
 const log = (message: string) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${message}`);
 const t0 = performance.now();
 const errors: string[] = [];
-
-async function configureUpstream(url: string, shape: StreamShape): Promise<void> {
-  const response = await fetch(`${url}/__bench/config`, { method: 'POST', body: JSON.stringify(shape) });
-  if (response.status !== 204) throw new Error(`upstream config: HTTP ${response.status}`);
-}
 
 async function sanityCheck(running: RunningTarget, format: 'openai' | 'anthropic'): Promise<void> {
   const shape = requestShape(running, format, false);
@@ -285,46 +280,6 @@ async function measureTarget(target: Target, context: BenchContext, direct: Runn
   return result;
 }
 
-/** A separate gateway process under --cpu-prof, loaded like the throughput run, then summed up. */
-async function profileGateway(context: BenchContext): Promise<BenchResults['profile']> {
-  // One profile per thread (tsx's loader runs in its own): the main thread's is the largest.
-  const directory = path.join(WORK, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
-  mkdirSync(directory, { recursive: true });
-  const spawned = performance.now();
-  const running = await gatewayEmbeddedTarget.start({ ...context, profileDirectory: directory });
-  let skipMs = 0;
-  try {
-    await configureUpstream(context.upstreamUrl, plan.streamShape);
-    const plain = requestShape(running, 'openai', false);
-    await closedLoop(plain, { concurrency: plan.concurrency, durationMs: 1000, warmupMs: 0 });
-    // Start-up and warm-up are left out of the summary.
-    skipMs = performance.now() - spawned;
-    await closedLoop(plain, { concurrency: plan.concurrency, durationMs: plan.profileMs, warmupMs: 0 });
-  } finally {
-    await running.stop();
-  }
-  const [largest] = readdirSync(directory)
-    .filter((name) => name.endsWith('.cpuprofile'))
-    .map((name) => ({ name, size: statSync(path.join(directory, name)).size }))
-    .sort((left, right) => right.size - left.size);
-  if (!largest) throw new Error(`no .cpuprofile was written to ${directory}`);
-  const file = path.join(WORK, 'profiles', 'gateway.cpuprofile');
-  renameSync(path.join(directory, largest.name), file);
-  rmSync(directory, { recursive: true, force: true });
-  const summary = summariseProfile(file, 20, skipMs);
-  const flameGraph = path.join(WORK, 'profiles', 'gateway-flame.svg');
-  writeFileSync(flameGraph, flameGraphSvg(file, skipMs, `gateway, ${plan.concurrency} clients, OpenAI non-streamed`));
-  const text = profileText(summary);
-  writeFileSync(path.join(WORK, 'profiles', 'summary.txt'), `${text}\n`);
-  log(`profile written to ${path.relative(ROOT, file)}; summary in .bench/profiles/summary.txt`);
-  return {
-    file: path.relative(ROOT, file),
-    flameGraph,
-    workload: `OpenAI non-streamed, c=${plan.concurrency}`,
-    summary,
-  };
-}
-
 /** `--render=<results.json>`: writes the report again from a saved run (no measuring). */
 async function render(file: string): Promise<number> {
   const bench = JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
@@ -365,7 +320,7 @@ async function main(): Promise<number> {
     if (withSustained) sustained = await sustainedPhase(context, quick, errors);
     if (withProfile && (!only || only.includes('gateway'))) {
       try {
-        profile = await profileGateway(context);
+        profile = await profileGateway(context, plan, log);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         log(`profile: FAILED: ${message}`);

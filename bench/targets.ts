@@ -4,9 +4,11 @@
  * one line that says why), starts in its own process on its own port, tells how to send it an OpenAI
  * and an Anthropic request, and stops. Peers install themselves on first use.
  */
+
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { StreamShape } from './fake-upstream.ts';
 import type { RequestShape } from './load.ts';
 import { forkTs, freePort, ROOT, spawnCommand, WORK, waitForHttp } from './processes.ts';
 
@@ -301,4 +303,10 @@ function pythonVersion(): string {
 
 export function ensureWorkDirectories(): void {
   for (const directory of ['logs', 'tmp', 'profiles']) mkdirSync(path.join(WORK, directory), { recursive: true });
+}
+
+/** Sets how the fake upstream streams (bench/fake-upstream.ts, `/__bench/config`). */
+export async function configureUpstream(url: string, shape: StreamShape): Promise<void> {
+  const response = await fetch(`${url}/__bench/config`, { method: 'POST', body: JSON.stringify(shape) });
+  if (response.status !== 204) throw new Error(`upstream config: HTTP ${response.status}`);
 }
