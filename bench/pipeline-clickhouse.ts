@@ -165,7 +165,8 @@ export async function inNamespace<Result>(
     } finally {
       await Promise.allSettled(stopping);
       // BENCH_KEEP_NAMESPACE=1 keeps the data for a closer look at the queries (drop it by hand).
-      if (process.env.BENCH_KEEP_NAMESPACE === '1') log(`pipeline: kept ClickHouse databases ${name}, ${overviewDatabase}`);
+      if (process.env.BENCH_KEEP_NAMESPACE === '1')
+        log(`pipeline: kept ClickHouse databases ${name}, ${overviewDatabase}`);
       else await dropNamespace(settings, clickhouse, [name, overviewDatabase]);
     }
   } finally {
