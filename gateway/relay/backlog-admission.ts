@@ -42,7 +42,7 @@ export interface BacklogAdmissionOptions {
   maxWaitMs?: number;
   /**
    * Told when the queue reaches half the soft mark (true: the log's writer should stop yielding the
-   * CPU, before requests have to wait) and when it has stayed low for a second again (false).
+   * CPU, before requests have to wait) and when it has stayed low for the calm period again (false).
    */
   onUrgency?: (urgent: boolean) => void;
   /** how long the queue must stay low before urgency ends, at first (default 1 s; see RECURRENCE_PERIODS) */
