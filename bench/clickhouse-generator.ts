@@ -14,6 +14,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { backfillRollups } from '../stores/cluster/clickhouse-rollup-backfill.ts';
 import { identifier, integerLiteral } from '../stores/cluster/clickhouse-sql.ts';
+import { slotsKeptFrom } from '../stores/cluster/clickhouse-usage-writer.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -52,7 +53,7 @@ export async function generateRequests(
   const start = performance.now();
   await generateRawRows(client, database, requests, now);
   const raw = performance.now();
-  await backfillRollups(client, database, { includeKeyRollup: true, force: true });
+  await backfillRollups(client, database, { includeKeyRollup: true, force: true, slotsKeptFrom: slotsKeptFrom(now) });
   return { rawSeconds: (raw - start) / 1000, rollupSeconds: (performance.now() - raw) / 1000 };
 }
 

@@ -1,9 +1,13 @@
 /**
  * @module stores/cluster/clickhouse-rollup-backfill
  * Fills the rollups from the raw tables in one pass, range of users by range of users: once per
- * deployment, at the projector's start, for the all-users rollups a deployment that predates them
- * lacks (until it has run, the all-users overview shows only what was projected since the upgrade),
- * and by the benchmark's data generator for every rollup.
+ * deployment, at the projector's start, for the rollups a deployment that predates them lacks (the
+ * minute slots, and the all-users rollups: until it has run, the all-users overview shows only what
+ * was projected since the upgrade), and by the benchmark's data generator for every rollup.
+ *
+ * The slots matter beyond the overview: the projector sums a recent hour from its minute slots, so a
+ * recent hour whose older minutes had no slots would lose them at its next write. Only the hours
+ * that keep slots (`slotsKeptFrom`) are filled.
  *
  * Back-filled rows have version 0, so any row the projector recomputes meanwhile wins over them; and
  * a back-fill interrupted or run twice is simply run again, since every statement recomputes whole
@@ -15,13 +19,16 @@ import {
   dailyTokenRollupInsert,
   keyRollupInsert,
   modelRollupInsert,
+  slotRollupInsert,
   tokenRollupInsert,
   userModelRollupInsert,
 } from './clickhouse-rollup-sql.ts';
-import { identifier, stringLiteral } from './clickhouse-sql.ts';
+import { identifier, integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
 export type BackfillLog = (message: string, extra?: Record<string, unknown>) => void;
 
+/** The back-fill of the minute slots (`usage_slots`), from the raw tables. */
+const MINUTE_SLOTS = 'minute-slots';
 /** The back-fill of the all-users rollups (`usage_hourly_user_models`, `_models`, `_tokens`). */
 const ALL_USERS_ROLLUPS = 'all-users-rollups';
 /** The back-fill of the daily all-users rollups (`usage_daily_models`, `_tokens`), from the hourly ones. */
@@ -35,6 +42,8 @@ export interface BackfillOptions {
   /** raw requests per statement: bounds each statement's memory and time */
   chunkRequests?: number;
   log?: BackfillLog | undefined;
+  /** the start (epoch seconds) of the oldest hour that keeps minute slots (clickhouse-usage-writer.ts) */
+  slotsKeptFrom: number;
 }
 
 // Statements that run for minutes keep the HTTP connection busy with progress headers, so the
@@ -82,11 +91,12 @@ async function finished(client: ClickHouseClient, db: string, name: string): Pro
 export async function backfillRollups(
   client: ClickHouseClient,
   database: string,
-  options: BackfillOptions = {},
+  options: BackfillOptions,
 ): Promise<boolean> {
   const db = identifier(database);
-  const hourly = options.force || !(await finished(client, db, ALL_USERS_ROLLUPS));
-  // The daily rollups come from the hourly ones: a fresh hourly back-fill is followed by theirs.
+  const slots = options.force || !(await finished(client, db, MINUTE_SLOTS));
+  // Each level comes from the one before: a fresh back-fill of one is followed by the next ones'.
+  const hourly = slots || !(await finished(client, db, ALL_USERS_ROLLUPS));
   const daily = hourly || !(await finished(client, db, DAILY_ROLLUPS));
   if (!daily) return false;
   const started = Date.now();
@@ -94,11 +104,17 @@ export async function backfillRollups(
   const record = (name: string) =>
     run(`INSERT INTO ${db}.rollup_backfills (name, finished_at) VALUES (${stringLiteral(name)}, now())`);
   let ranges: string[] = [];
+  if (hourly) ranges = await userRanges(client, db, options.chunkRequests ?? 2_000_000);
+  if (slots) {
+    const recent = `started_at >= ${integerLiteral(options.slotsKeptFrom)}`;
+    for (const range of ranges) await run(slotRollupInsert(db, `${range} AND ${recent}`, 0));
+    await record(MINUTE_SLOTS);
+  }
   if (hourly) {
-    ranges = await userRanges(client, db, options.chunkRequests ?? 2_000_000);
     for (const range of ranges) {
-      if (options.includeKeyRollup) await run(keyRollupInsert(db, range, 0));
-      await Promise.all([run(userModelRollupInsert(db, range, 0)), run(tokenRollupInsert(db, range, 0))]);
+      const raw = { from: 'raw', condition: range } as const;
+      if (options.includeKeyRollup) await run(keyRollupInsert(db, raw, 0));
+      await Promise.all([run(userModelRollupInsert(db, raw, 0)), run(tokenRollupInsert(db, range, 0))]);
     }
     await run(modelRollupInsert(db, '1', 0));
     await record(ALL_USERS_ROLLUPS);
@@ -107,6 +123,7 @@ export async function backfillRollups(
   await record(DAILY_ROLLUPS);
   options.log?.('rollups back-filled from the raw tables', {
     ranges: ranges.length,
+    slots,
     daily_only: !hourly,
     seconds: (Date.now() - started) / 1000,
   });

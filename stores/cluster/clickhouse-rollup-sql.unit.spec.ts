@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { latencyBucketSql } from './clickhouse-latency-histogram.ts';
-import { chunkTouched, hoursCondition, pairsCondition, type TouchedHours } from './clickhouse-rollup-sql.ts';
+import {
+  chunkTouched,
+  hoursCondition,
+  hoursOfMinutes,
+  pairsCondition,
+  type TouchedHours,
+} from './clickhouse-rollup-sql.ts';
 import { stringLiteral } from './clickhouse-sql.ts';
 
 const touched: TouchedHours = new Map([
@@ -10,19 +16,33 @@ const touched: TouchedHours = new Map([
 
 describe('pairsCondition', () => {
   it('bounds the users and the time range for the primary key, and lists every pair once', () => {
-    const condition = pairsCondition(touched, 'started_at');
+    const condition = pairsCondition(touched, 'slot hours');
     expect(condition).toContain("user_id IN ('user-a', 'o\\'brien:1')");
-    expect(condition).toContain('started_at >= 3600 AND started_at < 14400');
-    expect(condition).toContain("concat(user_id, ':', toString(toUInt32(toStartOfHour(started_at))))");
+    expect(condition).toContain('slot >= 3600 AND slot < 14400');
+    expect(condition).toContain("concat(user_id, ':', toString(toUInt32(toStartOfHour(slot))))");
     expect(condition).toContain("arrayJoin(['user-a:7200', 'user-a:3600', 'o\\'brien:1:10800'])");
   });
 
+  it('reads raw rows by minute: the range ends a minute after the last one', () => {
+    const minutes: TouchedHours = new Map([['user-a', new Set([60, 180])]]);
+    const condition = pairsCondition(minutes, 'raw minutes');
+    expect(condition).toContain('started_at >= 60 AND started_at < 240');
+    expect(condition).toContain("concat(user_id, ':', toString(toUInt32(toStartOfMinute(started_at))))");
+  });
+
   it('reads the hour column of a rollup as it is', () => {
-    expect(pairsCondition(touched, 'hour')).toContain("concat(user_id, ':', toString(toUInt32(hour)))");
+    expect(pairsCondition(touched, 'hours')).toContain("concat(user_id, ':', toString(toUInt32(hour)))");
   });
 
   it('selects nothing when nothing was touched', () => {
-    expect(pairsCondition(new Map(), 'hour')).toBe('0');
+    expect(pairsCondition(new Map(), 'hours')).toBe('0');
+  });
+});
+
+describe('hoursOfMinutes', () => {
+  it("maps each user's minutes to their hours, once each", () => {
+    const minutes: TouchedHours = new Map([['user-a', new Set([60, 3540, 3600, 7260])]]);
+    expect(hoursOfMinutes(minutes)).toEqual(new Map([['user-a', new Set([0, 3600, 7200])]]));
   });
 });
 

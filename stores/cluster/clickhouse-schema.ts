@@ -4,9 +4,13 @@
  * (no DateTime64, no LowCardinality, no table TTL). Idempotency comes from the engines:
  * - `requests` and `usage` are ReplacingMergeTree keyed by request id: a redelivered event inserts a
  *   row that merges away, and reads use FINAL, so each request counts once.
- * - `usage_hourly` (per hour, user, key, model and channel) is recomputed from those tables for the
- *   (user, hour) pairs a batch touched and replaces its earlier rows (ReplacingMergeTree on `version`),
- *   so totals stay exact however often a batch repeats. It is what a user's overview reads.
+ * - `usage_slots` (per minute, user, key, model and channel, with a latency histogram) is recomputed
+ *   from those tables for the (user, minute) pairs a batch touched and replaces its earlier rows
+ *   (ReplacingMergeTree on `version`), so totals stay exact however often a batch repeats. No overview
+ *   reads it: it bounds what a write recomputes to a minute of raw rows (clickhouse-rollup-sql.ts).
+ * - `usage_hourly` (per hour, user, key, model and channel) is recomputed from `usage_slots` for the
+ *   (user, hour) pairs a batch touched and replaces rows the same way. It is what a user's overview
+ *   reads.
  * - The all-users overview cannot afford to read it (1.3 million rows for 30 days at 10 million
  *   requests), so two small all-users rollups answer it: `usage_hourly_models` (hour × model, with a
  *   latency histogram) and `usage_hourly_tokens` (hour × key, for the top keys). Both replace rows the
@@ -31,6 +35,7 @@ const aggregateColumns = `${measureColumns(measures)}
 
 /** The rollup tables whose columns are the declared measures (measures.ts), and which of them they keep. */
 const rollupMeasures: ReadonlyArray<readonly [table: string, kept: readonly Measure[]]> = [
+  ['usage_slots', measures],
   ['usage_hourly', measures],
   ['usage_hourly_user_models', measures],
   ['usage_hourly_models', measures],
@@ -86,6 +91,16 @@ export function schemaStatements(database: string): string[] {
     ) ENGINE = ReplacingMergeTree()
     PARTITION BY toYYYYMM(started_at)
     ORDER BY (user_id, started_at, request_id)`,
+    `CREATE TABLE IF NOT EXISTS ${db}.usage_slots (
+      slot DateTime,
+      user_id String,
+      token_id String,
+      model String,
+      channel_id String,
+      ${aggregateColumns}
+    ) ENGINE = ReplacingMergeTree(version)
+    PARTITION BY toYYYYMM(slot)
+    ORDER BY (user_id, slot, model, token_id, channel_id)`,
     `CREATE TABLE IF NOT EXISTS ${db}.usage_hourly (
       hour DateTime,
       user_id String,
@@ -172,6 +187,7 @@ export const addedColumns: ReadonlyArray<readonly [table: string, column: string
 export const projectionTableNames = [
   'requests',
   'usage',
+  'usage_slots',
   'usage_hourly',
   'usage_hourly_user_models',
   'usage_hourly_models',

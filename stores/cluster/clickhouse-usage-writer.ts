@@ -1,10 +1,16 @@
 /**
  * @module stores/cluster/clickhouse-usage-writer
  * Writes a batch of traffic events to ClickHouse: raw rows first (deduplicated by request id), then the
- * rollup rows of every (user, hour) the batch touched, recomputed inside ClickHouse from the raw tables
- * (see clickhouse-rollup-sql.ts), then the all-users rollups of the touched hours, then of the touched
- * days. Replaying a batch any number of times converges to the same totals. Per batch: two inserts,
- * then three pairs of `INSERT … SELECT` statements, each pair sent at once.
+ * rollup rows of every (user, hour) the batch touched, recomputed inside ClickHouse (see
+ * clickhouse-rollup-sql.ts), then the all-users rollups of the touched hours, then of the touched days.
+ * Replaying a batch any number of times converges to the same totals. Per batch: two inserts, then
+ * three pairs of `INSERT … SELECT` statements, each pair sent at once, and for recent hours one more
+ * before them, into the minute slots.
+ *
+ * Recent hours (a live write's) are summed from their minute slots, which the write recomputes first
+ * for the minutes it touched; older hours (a backlog's, a late event's) from the raw rows. Slots are
+ * kept for a wider window than they are read for, so an hour is read from slots only if every write
+ * into it kept them, even across projectors whose clocks differ by up to an hour.
  */
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -15,11 +21,14 @@ import {
   dailyModelRollupInsert,
   dailyTokenRollupInsert,
   daysOf,
+  type HourSource,
   hoursCondition,
   hoursOfDaysCondition,
+  hoursOfMinutes,
   keyRollupInsert,
   modelRollupInsert,
   pairsCondition,
+  slotRollupInsert,
   statementSettings,
   type TouchedHours,
   tokenRollupInsert,
@@ -28,7 +37,12 @@ import {
 import { identifier, stringLiteral } from './clickhouse-sql.ts';
 import { tsvLine } from './clickhouse-tsv.ts';
 
+const MINUTE_SECONDS = 60;
 const HOUR_SECONDS = 3600;
+/** Hours starting this long before the current hour, or later, keep minute slots… */
+const SLOTS_KEPT_SECONDS = 3 * HOUR_SECONDS;
+/** …and those starting this long before it, or later, are summed from them. */
+const SLOTS_READ_SECONDS = 2 * HOUR_SECONDS;
 
 const seconds = (milliseconds: number) => Math.floor(milliseconds / 1000);
 
@@ -120,19 +134,38 @@ function usageLine(body: UsageRecorded['body'], eventId: string, startedAt: numb
   ]);
 }
 
+/** The start (epoch seconds) of the oldest hour whose writes keep minute slots, at `now` (epoch ms). */
+export function slotsKeptFrom(now: number): number {
+  const hour = seconds(now) - (seconds(now) % HOUR_SECONDS);
+  return hour - SLOTS_KEPT_SECONDS;
+}
+
+/** The pairs of `touched` whose start passes `keep`; users with none left out. */
+function within(touched: TouchedHours, keep: (start: number) => boolean): TouchedHours {
+  const kept: TouchedHours = new Map();
+  for (const [user, starts] of touched) {
+    const chosen = [...starts].filter(keep);
+    if (chosen.length > 0) kept.set(user, new Set(chosen));
+  }
+  return kept;
+}
+
 export class ClickHouseUsageWriter {
   readonly #client: ClickHouseClient;
   readonly #database: string;
+  readonly #now: () => number;
   #lastVersion = 0;
 
-  constructor(client: ClickHouseClient, database: string) {
+  /** `now` (epoch milliseconds) tells recent hours from old ones; tests move it. */
+  constructor(client: ClickHouseClient, database: string, now: () => number = Date.now) {
     this.#client = client;
     this.#database = identifier(database);
+    this.#now = now;
   }
 
   /** Once, before the first batch: fills the rollups this deployment did not have yet. */
   async prepare(log?: BackfillLog): Promise<void> {
-    await backfillRollups(this.#client, this.#database, { log });
+    await backfillRollups(this.#client, this.#database, { log, slotsKeptFrom: this.#slotsKeptFrom() });
   }
 
   async write(events: readonly GatewayEvent[]): Promise<void> {
@@ -147,12 +180,27 @@ export class ClickHouseUsageWriter {
       if (event.type === 'request.completed') requests.push(requestLine(event.body, event.eventId, startedAt));
       else usage.push(usageLine(event.body, event.eventId, startedAt));
       const userId = event.body.userId ?? '';
-      const hours = touched.get(userId) ?? new Set<number>();
-      hours.add(seconds(startedAt) - (seconds(startedAt) % HOUR_SECONDS));
-      touched.set(userId, hours);
+      const minutes = touched.get(userId) ?? new Set<number>();
+      minutes.add(seconds(startedAt) - (seconds(startedAt) % MINUTE_SECONDS));
+      touched.set(userId, minutes);
     }
     await Promise.all([this.#insert('requests', requestColumns, requests), this.#insert('usage', usageColumns, usage)]);
-    for (const chunk of chunkTouched(touched)) await this.#recompute(chunk);
+    const keptFrom = this.#slotsKeptFrom();
+    // The touched minutes of recent hours first, so that each hour below is summed from complete slots.
+    const kept = within(touched, (minute) => minute >= keptFrom);
+    for (const chunk of chunkTouched(kept))
+      await this.#run(slotRollupInsert(this.#database, pairsCondition(chunk, 'raw minutes'), this.#nextVersion()));
+    const read = (hour: number) => hour >= keptFrom + SLOTS_KEPT_SECONDS - SLOTS_READ_SECONDS;
+    for (const chunk of chunkTouched(hoursOfMinutes(touched)))
+      await this.#recompute(
+        chunk,
+        within(chunk, read),
+        within(chunk, (hour) => !read(hour)),
+      );
+  }
+
+  #slotsKeptFrom(): number {
+    return slotsKeptFrom(this.#now());
   }
 
   async #insert(table: string, columns: readonly [string, ...string[]], rows: readonly string[]): Promise<void> {
@@ -179,15 +227,23 @@ export class ClickHouseUsageWriter {
     return this.#client.command({ query, clickhouse_settings: statementSettings });
   }
 
-  async #recompute(touched: TouchedHours): Promise<void> {
+  /** `fromSlots` and `fromRaw` split `touched` by where its hours are summed from. */
+  async #recompute(touched: TouchedHours, fromSlots: TouchedHours, fromRaw: TouchedHours): Promise<void> {
     const db = this.#database;
-    const raw = pairsCondition(touched, 'started_at');
+    const sources: HourSource[] = [];
+    if (fromSlots.size > 0) sources.push({ from: 'slots', condition: pairsCondition(fromSlots, 'slot hours') });
+    if (fromRaw.size > 0) sources.push({ from: 'raw', condition: pairsCondition(fromRaw, 'raw hours') });
     const first = this.#nextVersion();
-    await Promise.all([this.#run(keyRollupInsert(db, raw, first)), this.#run(userModelRollupInsert(db, raw, first))]);
+    await Promise.all(
+      sources.flatMap((source) => [
+        this.#run(keyRollupInsert(db, source, first)),
+        this.#run(userModelRollupInsert(db, source, first)),
+      ]),
+    );
     const hours = new Set([...touched.values()].flatMap((set) => [...set]));
     const second = this.#nextVersion();
     await Promise.all([
-      this.#run(tokenRollupInsert(db, pairsCondition(touched, 'hour'), second)),
+      this.#run(tokenRollupInsert(db, pairsCondition(touched, 'hours'), second)),
       this.#run(modelRollupInsert(db, hoursCondition([...hours]), second)),
     ]);
     // Every touched user's whole touched days: more (user, day) pairs than were touched, which is

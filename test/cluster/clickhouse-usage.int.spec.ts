@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
 import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
-import { ClickHouseUsageWriter } from '../../stores/cluster/clickhouse-usage-writer.ts';
+import { ClickHouseUsageWriter, slotsKeptFrom } from '../../stores/cluster/clickhouse-usage-writer.ts';
 import { migrateClickHouse } from '../../stores/cluster/connections.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
@@ -105,6 +105,12 @@ async function expectExactRollups(): Promise<void> {
     requests,
     expectedPrompt,
   ]);
+  // The recent hours' minute slots hold every request of those hours, once.
+  const [slots] = await rows(`SELECT
+    (SELECT sum(calls) FROM ${db}.usage_slots FINAL) AS slots,
+    (SELECT count() FROM ${db}.requests FINAL WHERE started_at >= ${slotsKeptFrom(now)}) AS raw`);
+  expect(Number(slots!.slots)).toBeGreaterThan(0);
+  expect(slots!.slots).toBe(slots!.raw);
   const byDayToken = `SELECT toUInt32(toStartOfDay(hour)) AS day, token_id, sum(calls) AS calls, sum(prompt_tokens) AS prompt
     FROM ${db}.usage_hourly FINAL GROUP BY day, token_id ORDER BY day, token_id`;
   expect(
@@ -171,6 +177,71 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
     // Once is enough: the next start does nothing.
     await new ClickHouseUsageWriter(client, database).prepare((message) => logged.push(message));
     expect(logged).toHaveLength(1);
+  });
+
+  it('back-fills the minute slots of a deployment that predates them, so a late request keeps its hour whole', async () => {
+    const before = `${database}_before_slots`;
+    await migrateClickHouse(client, before);
+    try {
+      await new ClickHouseUsageWriter(client, before).write(events);
+      // The deployment as it was before the slots: no slot rows, and no record of their back-fill.
+      for (const table of ['usage_slots', 'rollup_backfills'])
+        await client.command({ query: `DROP TABLE ${before}.${table}` });
+      await migrateClickHouse(client, before);
+      const logged: string[] = [];
+      await new ClickHouseUsageWriter(client, before).prepare((message) => logged.push(message));
+      expect(logged).toEqual(['rollups back-filled from the raw tables']);
+      // A request arriving late, for user-0 and one of its keys, at the first second of its busiest
+      // recent hour (recent hours are summed from their slots).
+      const recent = Math.floor(now / HOUR) * 3600 - 2 * 3600;
+      const [busiest] = await rows(`SELECT toUInt32(toStartOfHour(started_at)) AS hour, count() AS calls
+        FROM ${before}.requests FINAL WHERE user_id = 'user-0' AND started_at >= ${recent}
+        GROUP BY hour ORDER BY calls DESC, hour LIMIT 1`);
+      expect(Number(busiest!.calls)).toBeGreaterThan(1);
+      const startedAt = new Date(Number(busiest!.hour) * 1000).toISOString();
+      const [late, lateUsage] = request(0).map((event) => ({
+        ...event,
+        eventId: `${event.eventId}-late`,
+        body: { ...event.body, requestId: 'request-late', startedAt },
+      })) as [GatewayEvent, GatewayEvent];
+      const hourOfFirst = `SELECT sum(calls) AS calls FROM ${before}.usage_hourly FINAL
+        WHERE user_id = 'user-0' AND hour = toDateTime(${Number(busiest!.hour)})`;
+      const [{ calls }] = (await rows(hourOfFirst)) as [{ calls: string }];
+      await new ClickHouseUsageWriter(client, before).write([late, lateUsage]);
+      expect(await rows(hourOfFirst)).toEqual([{ calls: String(Number(calls) + 1) }]);
+      expect(await rows(`SELECT sum(calls) AS calls FROM ${before}.usage_hourly_models FINAL`)).toEqual([
+        { calls: String(requests + 1) },
+      ]);
+    } finally {
+      await client.command({ query: `DROP DATABASE IF EXISTS ${before}` });
+    }
+  });
+
+  it('counts exactly across projectors whose clocks differ by an hour, and after an hour stopped being recent', async () => {
+    const skewed = `${database}_skewed`;
+    await migrateClickHouse(client, skewed);
+    const late = (index: number, startedAt: number) =>
+      request(index).map((event) => ({
+        ...event,
+        eventId: `${event.eventId}-late`,
+        body: { ...event.body, startedAt: new Date(startedAt).toISOString() },
+      }));
+    try {
+      // A projector whose clock is an hour ahead writes everything; one with the right clock then gets
+      // a late request two hours back, an hour it sums from minute slots the first one had to keep.
+      await new ClickHouseUsageWriter(client, skewed, () => now + HOUR).write(events);
+      const currentHour = Math.floor(now / HOUR) * HOUR;
+      await new ClickHouseUsageWriter(client, skewed).write(late(1_000, currentHour - 2 * HOUR + 1_000));
+      // Five hours on, a late request of the current hour is summed from the raw rows.
+      await new ClickHouseUsageWriter(client, skewed, () => now + 5 * HOUR).write(late(1_001, currentHour + 1_000));
+      const [totals] = await rows(`SELECT
+        (SELECT sum(calls) FROM ${skewed}.usage_hourly FINAL) AS keys,
+        (SELECT sum(calls) FROM ${skewed}.usage_hourly_models FINAL) AS models,
+        (SELECT sum(calls) FROM ${skewed}.usage_daily_tokens FINAL) AS daily_tokens`);
+      expect(Object.values(totals!).map(Number)).toEqual([requests + 2, requests + 2, requests + 2]);
+    } finally {
+      await client.command({ query: `DROP DATABASE IF EXISTS ${skewed}` });
+    }
   });
 
   it("adds the caller's request id column to a requests table that predates it, rows kept, with nodes starting at once", async () => {
