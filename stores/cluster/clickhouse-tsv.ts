@@ -35,3 +35,28 @@ export function tsvLine(values: readonly TsvValue[]): string {
   }
   return `${line}\n`;
 }
+
+/**
+ * Lines encoded into buffers of about `bufferBytes`, for an insert's body. Encoding each line on its
+ * own and writing it as its own chunk was 8% of the projector's CPU in a profile, one socket write per
+ * few hundred bytes; joining lines into larger strings first was slower still (V8 flattens and then
+ * encodes each large string: 60–80 ms per 26,000 lines, against 5 ms written straight into buffers).
+ * One chunk for a whole 10 MB insert was seen to stall the projector after a reset insert (EPIPE) on a
+ * busy machine, so the buffers stay small.
+ */
+export function* tsvBuffers(lines: readonly string[], bufferBytes = 128 * 1024): Generator<Buffer> {
+  let buffer = Buffer.allocUnsafe(bufferBytes);
+  let used = 0;
+  for (const line of lines) {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    const most = line.length * 3;
+    if (used + most > bufferBytes && used > 0) {
+      yield buffer.subarray(0, used);
+      buffer = Buffer.allocUnsafe(bufferBytes);
+      used = 0;
+    }
+    if (most > bufferBytes) yield Buffer.from(line);
+    else used += buffer.write(line, used);
+  }
+  if (used > 0) yield buffer.subarray(0, used);
+}

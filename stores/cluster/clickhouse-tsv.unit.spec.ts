@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tsvLine, tsvText } from './clickhouse-tsv.ts';
+import { tsvBuffers, tsvLine, tsvText } from './clickhouse-tsv.ts';
 
 describe('TabSeparated rows for ClickHouse', () => {
   it('escapes the characters the format gives a meaning to, and nothing else', () => {
@@ -15,5 +15,22 @@ describe('TabSeparated rows for ClickHouse', () => {
   it('refuses a number ClickHouse would reject the whole insert for', () => {
     expect(() => tsvLine(['a', Number.NaN])).toThrow('Not a finite number');
     expect(() => tsvLine([Number.POSITIVE_INFINITY])).toThrow('Not a finite number');
+  });
+});
+
+describe('tsvBuffers', () => {
+  it('encodes lines into buffers of at most the given size, in order, losing none', () => {
+    const lines = Array.from({ length: 10 }, (_, index) => `line ${index} é\n`);
+    const buffers = [...tsvBuffers(lines, 64)];
+    expect(Buffer.concat(buffers).toString('utf8')).toBe(lines.join(''));
+    expect(buffers.length).toBeGreaterThan(1);
+    expect(buffers.every((buffer) => buffer.length <= 64)).toBe(true);
+    expect([...tsvBuffers([])]).toEqual([]);
+  });
+
+  it('sends a line longer than a buffer on its own', () => {
+    const long = `${'x'.repeat(100)}\n`;
+    const buffers = [...tsvBuffers(['a\n', long, 'b\n'], 64)];
+    expect(buffers.map((buffer) => buffer.toString('utf8'))).toEqual(['a\n', long, 'b\n']);
   });
 });

@@ -35,7 +35,7 @@ import {
   userModelRollupInsert,
 } from './clickhouse-rollup-sql.ts';
 import { identifier, stringLiteral } from './clickhouse-sql.ts';
-import { tsvLine } from './clickhouse-tsv.ts';
+import { tsvBuffers, tsvLine } from './clickhouse-tsv.ts';
 
 const MINUTE_SECONDS = 60;
 const HOUR_SECONDS = 3600;
@@ -169,8 +169,6 @@ export class ClickHouseUsageWriter {
   }
 
   async write(events: readonly GatewayEvent[]): Promise<void> {
-    // Lines, sent one chunk each as the client's own JSON encoder does: one 10 MB string in a single
-    // write was seen to stall the projector after a reset insert (EPIPE) on a busy machine.
     const requests: string[] = [];
     const usage: string[] = [];
     const touched: TouchedHours = new Map();
@@ -208,7 +206,7 @@ export class ClickHouseUsageWriter {
       await this.#client.insert({
         table: `${this.#database}.${table}`,
         columns: [...columns] as [string, ...string[]],
-        values: Readable.from(rows, { objectMode: false }),
+        values: Readable.from(tsvBuffers(rows), { objectMode: false }),
         format: 'TabSeparated',
       });
   }
