@@ -221,11 +221,14 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
     const skewed = `${database}_skewed`;
     await migrateClickHouse(client, skewed);
     const late = (index: number, startedAt: number) =>
-      request(index).map((event) => ({
-        ...event,
-        eventId: `${event.eventId}-late`,
-        body: { ...event.body, startedAt: new Date(startedAt).toISOString() },
-      }));
+      request(index).map(
+        (event) =>
+          ({
+            ...event,
+            eventId: `${event.eventId}-late`,
+            body: { ...event.body, startedAt: new Date(startedAt).toISOString() },
+          }) as GatewayEvent,
+      );
     try {
       // A projector whose clock is an hour ahead writes everything; one with the right clock then gets
       // a late request two hours back, an hour it sums from minute slots the first one had to keep.
