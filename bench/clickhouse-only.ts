@@ -1,16 +1,17 @@
 /**
  * @module bench/clickhouse-only
- * `npx tsx bench/clickhouse-only.ts`: the cluster pipeline's two figures on their own, at the full
+ * `npx tsx bench/clickhouse-only.ts`: the cluster pipeline's figures on their own, at the full
  * bench's scale unless told otherwise: the projector's events/s sustained over 60 s and the data
  * overview's p95 over 10 million requests (bench/pipeline-clickhouse.ts measures both, in a namespace
  * of its own that it drops at the end). Prints the figures and the load average before and after.
  *
  * Options: --projector-requests=N (default 1,800,000: 3.6 million events), --sustain=S (60),
- * --overview-requests=N (10,000,000), --runs=N (20), --no-projector, --no-overview, --profile=<file>
+ * --overview-requests=N (10,000,000), --runs=N (20), --no-projector, --no-overview, --no-live-writes
+ * (a live write's cost as the hour fills: bench/clickhouse-live-writes.ts), --profile=<file>
  * (a CPU profile of the projector's timed span: the projector runs in this process).
  */
 import os from 'node:os';
-import { inNamespace, overviewFigures, projectorFigures } from './pipeline-clickhouse.ts';
+import { inNamespace, liveWriteFigures, overviewFigures, projectorFigures } from './pipeline-clickhouse.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -26,6 +27,7 @@ const plan = {
   overviewRequests: option('overview-requests', 10_000_000),
   overviewRuns: option('runs', 20),
   overviewBudgetMs: 60_000,
+  liveWrites: { fillLevels: [0, 500_000, 2_000_000], writeRequests: 600, writes: 5 },
 };
 
 const t0 = performance.now();
@@ -42,7 +44,8 @@ const measured = await inNamespace(log, async (run) => {
   log(`load average ${load()}`);
   const overview = argv.includes('--no-overview') ? null : await overviewFigures(plan, run, log);
   log(`load average ${load()}`);
-  return { clickhouseVersion: run.version, projector, overview };
+  const liveWrites = argv.includes('--no-live-writes') ? null : await liveWriteFigures(plan, run, log);
+  return { clickhouseVersion: run.version, projector, overview, liveWrites };
 });
 if (measured.reason !== null) {
   console.error(measured.reason);

@@ -8,7 +8,8 @@
  *   Kafka event log, then the product's projector timed until it has applied them all;
  * - the data overview over a generated history (bench/clickhouse-generator.ts): the product's
  *   `ClickHouseUsageQueries.overview` timed for all users and for the busiest user over 30 days, and
- *   the usage log's first page.
+ *   the usage log's first page;
+ * - a live write's cost as the hour fills up (bench/clickhouse-live-writes.ts).
  *
  * When a server does not answer, the entry is reported as not available, with the reason.
  */
@@ -17,6 +18,7 @@ import { createClient as createRedisClient } from 'redis';
 import { ClickHouseUsageQueries } from '../stores/cluster/clickhouse-usage-queries.ts';
 import { type ClusterSettings, connectKafka, migrateClickHouse } from '../stores/cluster/connections.ts';
 import { topicNames } from '../stores/cluster/kafka-event-log.ts';
+import { type LiveWritesPlan, type LiveWritesResult, measureLiveWrites } from './clickhouse-live-writes.ts';
 import { type ClickHouseOverviewResult, measureClickHouseOverview } from './clickhouse-overview-timing.ts';
 import { type ClickHouseProjectorResult, measureClickHouseProjector } from './clickhouse-projector.ts';
 
@@ -27,12 +29,15 @@ export interface ClickHousePlan {
   overviewRequests: number;
   overviewRuns: number;
   overviewBudgetMs: number;
+  liveWrites: LiveWritesPlan;
 }
 
 export interface ClickHousePipelineResult {
   clickhouseVersion: string;
   projector: ClickHouseProjectorResult;
   overview: ClickHouseOverviewResult;
+  /** absent in saved results of older runs */
+  liveWrites?: LiveWritesResult;
 }
 
 export type ClickHousePipeline = { result: ClickHousePipelineResult; reason: null } | { result: null; reason: string };
@@ -116,7 +121,22 @@ export function measureClickHousePipeline(
     clickhouseVersion: run.version,
     projector: await projectorFigures(plan, run, log),
     overview: await overviewFigures(plan, run, log),
+    liveWrites: await liveWriteFigures(plan, run, log),
   }));
+}
+
+export async function liveWriteFigures(
+  plan: ClickHousePlan,
+  { clickhouse, liveDatabase }: BenchNamespace,
+  log: (message: string) => void,
+): Promise<LiveWritesResult> {
+  const { writeRequests, fillLevels } = plan.liveWrites;
+  log(
+    `pipeline: ClickHouse live writes of ${writeRequests} requests, at ${fillLevels.join(', ')} requests in the hour`,
+  );
+  const result = await measureLiveWrites(clickhouse, liveDatabase, plan.liveWrites);
+  log(`  median ms per write: ${result.levels.map((level) => level.medianMs.toFixed(0)).join(', ')}`);
+  return result;
 }
 
 /** What a measurement gets: the run's own settings and databases, and a client. */
@@ -125,6 +145,7 @@ export interface BenchNamespace {
   clickhouse: ClickHouseClient;
   version: string;
   overviewDatabase: string;
+  liveDatabase: string;
   /** stops under way, awaited before the namespace is dropped */
   stopping: Array<Promise<unknown>>;
 }
@@ -140,6 +161,7 @@ export async function inNamespace<Result>(
   const name = `bench${Date.now().toString(36)}`;
   const settings = serverSettings(name);
   const overviewDatabase = `${name}_overview`;
+  const liveDatabase = `${name}_live`;
   // Statements of the generator run for a minute at 10 million requests.
   // Its own warnings would repeat what `unreachable` reports.
   // The client's request timeout (30 s by default) covers the whole statement, progress headers or
@@ -158,7 +180,10 @@ export async function inNamespace<Result>(
     const stopping: Array<Promise<unknown>> = [];
     try {
       const version = versionRows[0]?.version ?? '?';
-      return { result: await measure({ settings, clickhouse, version, overviewDatabase, stopping }), reason: null };
+      return {
+        result: await measure({ settings, clickhouse, version, overviewDatabase, liveDatabase, stopping }),
+        reason: null,
+      };
     } catch (error) {
       log(`pipeline: ClickHouse measurement failed: ${String(error)}`);
       throw error;
@@ -166,8 +191,8 @@ export async function inNamespace<Result>(
       await Promise.allSettled(stopping);
       // BENCH_KEEP_NAMESPACE=1 keeps the data for a closer look at the queries (drop it by hand).
       if (process.env.BENCH_KEEP_NAMESPACE === '1')
-        log(`pipeline: kept ClickHouse databases ${name}, ${overviewDatabase}`);
-      else await dropNamespace(settings, clickhouse, [name, overviewDatabase]);
+        log(`pipeline: kept ClickHouse databases ${name}, ${overviewDatabase}, ${liveDatabase}`);
+      else await dropNamespace(settings, clickhouse, [name, overviewDatabase, liveDatabase]);
     }
   } finally {
     await clickhouse.close();

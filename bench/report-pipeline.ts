@@ -72,6 +72,11 @@ function clickhouseRows(result: ClickHousePipelineResult | null, reason: string)
     ],
     [CLICKHOUSE, 'usage log, first page of 50, the busiest user', timing(overview.logsOneUser)],
     [CLICKHOUSE, 'usage log, first page of 50, all users', timing(overview.logsAllUsers)],
+    ...(result.liveWrites?.levels ?? []).map((level) => [
+      CLICKHOUSE,
+      `a live write of ${count(result.liveWrites!.writeRequests)} requests (one second's), ${count(level.requestsInHour)} requests already in the hour`,
+      `${whole(level.medianMs)} ms (median of ${level.writeMs.length}: ${level.writeMs.map(whole).join(', ')})`,
+    ]),
   ];
 }
 

@@ -81,6 +81,7 @@ const plan: Plan = quick
         overviewRequests: 200_000,
         overviewRuns: 5,
         overviewBudgetMs: 1_000,
+        liveWrites: { fillLevels: [0, 100_000], writeRequests: 600, writes: 3 },
       },
     }
   : {
@@ -106,6 +107,8 @@ const plan: Plan = quick
         overviewRequests: 10_000_000,
         overviewRuns: 20,
         overviewBudgetMs: 60_000,
+        // A steady 600 requests/s: about 2 million requests in an hour.
+        liveWrites: { fillLevels: [0, 500_000, 2_000_000], writeRequests: 600, writes: 5 },
       },
     };
 
