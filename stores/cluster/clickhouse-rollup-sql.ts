@@ -165,8 +165,10 @@ export function slotRollupInsert(db: string, rawCondition: string, version: numb
 }
 
 export function keyRollupInsert(db: string, source: HourSource, version: number): string {
-  return `INSERT INTO ${db}.usage_hourly (hour, user_id, token_id, model, channel_id, ${aggregateNames}, version)
-    SELECT time, user_id, token_id, model, channel_id, ${sumsOf(measureNames)}, toUInt64(${integerLiteral(version)})
+  return `INSERT INTO ${db}.usage_hourly
+      (hour, user_id, token_id, model, channel_id, ${aggregateNames}, latency_buckets, latency_counts, version)
+    SELECT time, user_id, token_id, model, channel_id, ${sumsOf(measureNames)}, ${histogram('buckets', 'counts')},
+      toUInt64(${integerLiteral(version)})
     FROM (${hourRows(db, source)}) GROUP BY time, user_id, token_id, model, channel_id`;
 }
 

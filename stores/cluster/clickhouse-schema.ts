@@ -8,9 +8,9 @@
  *   from those tables for the (user, minute) pairs a batch touched and replaces its earlier rows
  *   (ReplacingMergeTree on `version`), so totals stay exact however often a batch repeats. No overview
  *   reads it: it bounds what a write recomputes to a minute of raw rows (clickhouse-rollup-sql.ts).
- * - `usage_hourly` (per hour, user, key, model and channel) is recomputed from `usage_slots` for the
- *   (user, hour) pairs a batch touched and replaces rows the same way. It is what a user's overview
- *   reads.
+ * - `usage_hourly` (per hour, user, key, model and channel, with a latency histogram) is recomputed
+ *   for the (user, hour) pairs a batch touched, from `usage_slots` for recent hours and from the raw
+ *   tables for older ones, and replaces rows the same way. It is what a user's overview reads.
  * - The all-users overview cannot afford to read it (1.3 million rows for 30 days at 10 million
  *   requests), so two small all-users rollups answer it: `usage_hourly_models` (hour × model, with a
  *   latency histogram) and `usage_hourly_tokens` (hour × key, for the top keys). Both replace rows the
@@ -107,8 +107,7 @@ export function schemaStatements(database: string): string[] {
       token_id String,
       model String,
       channel_id String,
-      ${measureColumns(measures)}
-      version UInt64
+      ${aggregateColumns}
     ) ENGINE = ReplacingMergeTree(version)
     PARTITION BY toYYYYMM(hour)
     ORDER BY (user_id, hour, model, token_id, channel_id)`,
@@ -174,6 +173,10 @@ export const addedColumns: ReadonlyArray<readonly [table: string, column: string
   ['requests', 'client_request_id', 'String'],
   // The upstream calls as JSON, for the usage log's detail panel.
   ['requests', 'attempts', 'String'],
+  // Latency histograms per user (clickhouse-overview.ts): rows written before them hold none, and
+  // the overview counts those from the raw rows.
+  ['usage_hourly', 'latency_buckets', 'Array(UInt16)'],
+  ['usage_hourly', 'latency_counts', 'Array(UInt64)'],
   // Costs (usage.recorded v2): a usage row without them reads as unpriced (priced = 0).
   ['usage', 'cost_nano_usd', 'UInt64'],
   ['usage', 'priced', 'UInt8'],

@@ -10,6 +10,7 @@ import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
+import { readOverview } from '../../stores/cluster/clickhouse-overview.ts';
 import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
 import { ClickHouseUsageWriter, slotsKeptFrom } from '../../stores/cluster/clickhouse-usage-writer.ts';
 import { migrateClickHouse } from '../../stores/cluster/connections.ts';
@@ -258,6 +259,43 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
     );
     expect(columns).toHaveLength(1);
     expect(await rows(`SELECT count() AS n FROM ${database}.requests`)).toEqual(before);
+  });
+
+  it("reads a user's 95th percentile from the hourly histograms, and from the raw rows for hours that have none", async () => {
+    const range = { from: new Date(now - 6 * HOUR).toISOString(), to: new Date(now + HOUR).toISOString() };
+    const exactOf = (user: number) => {
+      const latencies = Array.from({ length: requests }, (_, index) => index)
+        .filter((index) => index % 4 === user)
+        .map(latencyOf)
+        .sort((left, right) => left - right);
+      return latencies[Math.ceil(0.95 * latencies.length) - 1]!;
+    };
+    const read = async (db: string) => {
+      const queried: string[] = [];
+      const rowsOf = async <Row>(query: string) => {
+        queried.push(query);
+        return (await (await client.query({ query, format: 'JSONEachRow' })).json()) as Row[];
+      };
+      const overview = await readOverview(rowsOf, db, { ...range, userId: 'user-1' });
+      return { p95: overview.latency!.p95_ms!, readRaw: queried.some((query) => query.includes(`${db}.requests`)) };
+    };
+    const withHistograms = await read(database);
+    expect(withHistograms.readRaw).toBe(false);
+    expect(Math.abs(withHistograms.p95 - exactOf(1)) / exactOf(1)).toBeLessThanOrEqual(0.01);
+    // Hours written before the histograms existed: the column is added empty to their rows.
+    const older = `${database}_older`;
+    await migrateClickHouse(client, older);
+    try {
+      await new ClickHouseUsageWriter(client, older).write(events);
+      for (const column of ['latency_buckets', 'latency_counts'])
+        await client.command({ query: `ALTER TABLE ${older}.usage_hourly DROP COLUMN ${column}` });
+      await migrateClickHouse(client, older);
+      const withoutHistograms = await read(older);
+      expect(withoutHistograms.readRaw).toBe(true);
+      expect(withoutHistograms.p95).toBe(withHistograms.p95);
+    } finally {
+      await client.command({ query: `DROP DATABASE IF EXISTS ${older}` });
+    }
   });
 
   it('answers the same overview from the all-users rollups as from the per-key one', async () => {
