@@ -44,6 +44,19 @@ const rollupMeasures: ReadonlyArray<readonly [table: string, kept: readonly Meas
   ['usage_daily_tokens', measures.filter((measure) => measure.perKey)],
 ];
 
+/** A rollup per user, key, model and channel, by `time` (`usage_slots` by minute, `usage_hourly` by hour). */
+const perKeyRollupTable = (db: string, table: string, time: string) =>
+  `CREATE TABLE IF NOT EXISTS ${db}.${table} (
+      ${time} DateTime,
+      user_id String,
+      token_id String,
+      model String,
+      channel_id String,
+      ${aggregateColumns}
+    ) ENGINE = ReplacingMergeTree(version)
+    PARTITION BY toYYYYMM(${time})
+    ORDER BY (user_id, ${time}, model, token_id, channel_id)`;
+
 export function schemaStatements(database: string): string[] {
   const db = identifier(database);
   return [
@@ -91,26 +104,8 @@ export function schemaStatements(database: string): string[] {
     ) ENGINE = ReplacingMergeTree()
     PARTITION BY toYYYYMM(started_at)
     ORDER BY (user_id, started_at, request_id)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.usage_slots (
-      slot DateTime,
-      user_id String,
-      token_id String,
-      model String,
-      channel_id String,
-      ${aggregateColumns}
-    ) ENGINE = ReplacingMergeTree(version)
-    PARTITION BY toYYYYMM(slot)
-    ORDER BY (user_id, slot, model, token_id, channel_id)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.usage_hourly (
-      hour DateTime,
-      user_id String,
-      token_id String,
-      model String,
-      channel_id String,
-      ${aggregateColumns}
-    ) ENGINE = ReplacingMergeTree(version)
-    PARTITION BY toYYYYMM(hour)
-    ORDER BY (user_id, hour, model, token_id, channel_id)`,
+    perKeyRollupTable(db, 'usage_slots', 'slot'),
+    perKeyRollupTable(db, 'usage_hourly', 'hour'),
     `CREATE TABLE IF NOT EXISTS ${db}.usage_hourly_user_models (
       hour DateTime,
       user_id String,
