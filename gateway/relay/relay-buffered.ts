@@ -44,6 +44,7 @@ export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange)
   record.markFirstToken();
   if (call.endpoint.keeper) await call.endpoint.keeper.buffered(call, exchange, reading.clientBody ?? parsed);
   const out = reading.clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(reading.clientBody));
+  if (call.holds?.any) await call.holds.settle();
   // The request id is written here and in the other writeHead calls, not set up front: any header
   // set before writeHead sends every header through Node's slower path, validated and stored twice.
   response.writeHead(200, {

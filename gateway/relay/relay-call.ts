@@ -10,6 +10,7 @@ import type { Route } from './channel-router.ts';
 import type { ClientAbort } from './client-abort.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import type { RelayDependencies } from './relay-handler.ts';
+import type { RequestHolds } from './request-holds.ts';
 import type { RequestRecord } from './request-record.ts';
 
 export interface RelayCall {
@@ -20,6 +21,8 @@ export interface RelayCall {
   dependencies: RelayDependencies;
   /** fires when the client goes away; ends the upstream call */
   signal: ClientAbort;
+  /** the ledger holds to settle before the answer's last byte (request-holds.ts) */
+  holds?: RequestHolds;
 }
 
 /** One attempt's status and time, kept in the record's retry chain. */

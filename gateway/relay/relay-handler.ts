@@ -20,7 +20,7 @@ import { rateLimitError, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
 import { authenticateRequest, authorizeModel, KeyRefusedError } from './authenticate.ts';
 import type { BacklogAdmission } from './backlog-admission.ts';
-import { estimatedMaximumCost, hasBudget, reserveBudgets, settleBudgets } from './budget.ts';
+import { estimatedMaximumCost, hasBudget, reserveBudgets } from './budget.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { ClientAbort } from './client-abort.ts';
@@ -33,6 +33,7 @@ import { relayBuffered } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import { relayStreamed } from './relay-streamed.ts';
 import { errorTypeOf } from './render-error.ts';
+import { RequestHolds } from './request-holds.ts';
 import { RequestRecord } from './request-record.ts';
 import type { ResponseState } from './response-state.ts';
 import { transportError, type UpstreamClient } from './upstream-client.ts';
@@ -94,8 +95,7 @@ export async function handleRelay(
     }
   });
   let limited: { key: string; estimate: number } | null = null;
-  let quotaHeld: string | null = null;
-  let budgetsHeld: string[] | null = null;
+  const holds = new RequestHolds(dependencies.quotas, record, dependencies.prices);
   try {
     // Synchronous for a key in memory: no await, so no microtask hop before the body is read.
     const authenticated = authenticateRequest(request, endpoint, dependencies);
@@ -135,7 +135,7 @@ export async function handleRelay(
       if (tpm !== null) limited = { key: token.tokenId, estimate };
     }
     if (token.quota !== null && dependencies.quotas && !endpoint.unbilled) {
-      quotaHeld = await reserveQuota(
+      holds.quota = await reserveQuota(
         dependencies.quotas,
         dependencies.lookups,
         token,
@@ -146,7 +146,7 @@ export async function handleRelay(
     }
     // Keys (and accounts) without a budget pay this one check: no price lookup, no ledger round trip.
     if (dependencies.quotas && dependencies.prices && hasBudget(token, dependencies.lookups)) {
-      budgetsHeld = await holdBudgets(
+      holds.budgets = await holdBudgets(
         dependencies,
         endpoint,
         token,
@@ -156,20 +156,23 @@ export async function handleRelay(
         record.requestId,
       );
     }
-    await relayToUpstream({ endpoint, request, response, record, dependencies, signal: abort }, resolved);
+    const call: RelayCall = { endpoint, request, response, record, dependencies, signal: abort, holds };
+    await relayToUpstream(call, resolved);
   } catch (error) {
     if (error instanceof KeyRefusedError) {
       record.userId = error.token.userId;
       record.tokenId = error.token.tokenId;
     }
+    // Settled before the error goes out, as a success's is before its last byte (request-holds.ts).
+    if (holds.any && !record.clientAborted) await holds.settle();
     handleFailure(endpoint, response, record, error);
   } finally {
     const latencyMs = record.elapsedMs();
     dependencies.publisher.publish(...record.toEvents(latencyMs, dependencies.prices));
     const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
     if (limited) void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
-    if (quotaHeld) void dependencies.quotas!.settle(quotaHeld, record.requestId, used);
-    if (budgetsHeld) void settleBudgets(dependencies.quotas!, budgetsHeld, record.requestId, record.costNanoUsd);
+    // Settled already unless the client left first.
+    if (holds.any) void holds.settle();
     dependencies.metrics?.observe(record, latencyMs / 1000);
     dependencies.logger?.request(request.method ?? 'POST', record, latencyMs);
   }

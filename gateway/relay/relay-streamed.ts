@@ -76,6 +76,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
         : null;
     if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
   }
+  if (call.holds?.any) await call.holds.settle();
   response.end();
 }
 

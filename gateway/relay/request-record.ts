@@ -75,6 +75,27 @@ export class RequestRecord {
     return performance.now() - this.#startedClock;
   }
 
+  /** The usage's cost as it stands, as `toEvents` will record it; null when unpriced or no tokens were used. */
+  costWith(prices?: PriceBook): number | null {
+    const usage = this.usage;
+    if (!usage || usage.promptTokens + usage.completionTokens <= 0) return null;
+    return this.#priced(usage, prices)?.costNanoUsd ?? null;
+  }
+
+  #priced(usage: TokenCounts, prices?: PriceBook) {
+    return prices?.price(
+      {
+        model: this.modelRequested ?? '',
+        upstreamModel: this.upstreamModel,
+        channelType: this.channelType,
+        baseUrl: this.channelBaseUrl,
+        promptTokens: usage.promptTokens,
+        at: this.startedAt,
+      },
+      usage,
+    );
+  }
+
   /** @param prices the price book the usage's cost is computed with (none: unpriced) */
   toEvents(latencyMs = this.elapsedMs(), prices?: PriceBook): GatewayEvent[] {
     const startedAt = printStartedAt(this.startedAt.getTime());
@@ -103,17 +124,7 @@ export class RequestRecord {
     const usage = this.usage;
     if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {
       const model = this.modelRequested ?? '';
-      const priced = prices?.price(
-        {
-          model,
-          upstreamModel: this.upstreamModel,
-          channelType: this.channelType,
-          baseUrl: this.channelBaseUrl,
-          promptTokens: usage.promptTokens,
-          at: this.startedAt,
-        },
-        usage,
-      );
+      const priced = this.#priced(usage, prices);
       this.costNanoUsd = priced?.costNanoUsd ?? null;
       const recorded: UsageRecorded['body'] = {
         requestId: this.requestId,

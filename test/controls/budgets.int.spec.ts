@@ -94,6 +94,37 @@ describe('key budgets under concurrency (embedded)', () => {
     expect((await chat(key)).body.error.code).toBe('budget_exceeded');
   });
 
+  it('settles each request before its answer ends: a slow ledger never refuses the next request of one client', async () => {
+    const ledger = harness.runtime.stores.quotas;
+    const settle = ledger.settle;
+    // A ledger that takes its time (a busy Redis, a far one): the answer must wait for it, or the
+    // next request finds the last one's hold still at its maximum and is refused for holds in flight.
+    ledger.settle = async (...given) => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return settle.apply(ledger, given);
+    };
+    try {
+      const { key } = await client.createToken('room for 3, one at a time', {
+        budget_usd: (3 * ONE_REQUEST_NANO) / 1e9,
+      });
+      const streamed = async () => {
+        const response = await fetch(`${harness.baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 20, stream: true, messages: hello }),
+        });
+        await response.text();
+        return response.status;
+      };
+      expect(await streamed()).toBe(200);
+      expect((await chat(key)).status).toBe(200);
+      expect(await streamed()).toBe(200);
+      expect((await chat(key)).body.error.code).toBe('budget_exceeded');
+    } finally {
+      ledger.settle = settle;
+    }
+  });
+
   it('refuses in the OpenAI and Anthropic error shapes, saying which budget and when it resets', async () => {
     const { key } = await client.createToken('spent', { budget_usd: 0.00001, budget_period: 'monthly' });
     expect((await chat(key)).status).toBe(200);
