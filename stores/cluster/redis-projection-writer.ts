@@ -36,6 +36,12 @@ return 1`;
  * the starts of its day, week and month (projector/read-models/spend); last, the marker TTL in
  * seconds. A period's counter restarts at a newer period and ignores an older one, as `addSpend`
  * does. Returns, per request, 1 when it was counted now and 0 when its marker said it already was.
+ *
+ * The requests counted now are summed in the script first, per usage hash and per spend hash and
+ * periods, and each sum written once: a request costs its marker and a few table updates instead of
+ * up to eighteen Redis commands, which made Redis the slowest part of a projector write. The sums
+ * give what one request at a time gives: a counter ends at its newest period with the costs of that
+ * period's requests, whatever their order.
  */
 const countUsageScript = `
 local ttl = ARGV[#ARGV]
@@ -52,23 +58,50 @@ local function spend(key, cost, first)
     end
   end
 end
+local used, usedOrder = {}, {}
+local spent, spentOrder = {}, {}
+local function addSpend(key, cost, first)
+  local group = key .. '|' .. ARGV[first] .. '|' .. ARGV[first + 1] .. '|' .. ARGV[first + 2]
+  local sum = spent[group]
+  if sum then sum[2] = sum[2] + cost
+  else
+    spent[group] = {key, cost, first}
+    spentOrder[#spentOrder + 1] = group
+  end
+end
 local counted = {}
 for i = 1, #KEYS, 3 do
   local n = (i + 2) / 3
   local a = 6 * (n - 1)
   if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
-    redis.call('HINCRBY', KEYS[i + 1], 'used', ARGV[a + 1])
-    local last = redis.call('HGET', KEYS[i + 1], 'lastUsedAt')
-    if (not last) or last < ARGV[a + 2] then redis.call('HSET', KEYS[i + 1], 'lastUsedAt', ARGV[a + 2]) end
+    local key = KEYS[i + 1]
+    local sum = used[key]
+    if not sum then
+      sum = {0, ''}
+      used[key] = sum
+      usedOrder[#usedOrder + 1] = key
+    end
+    sum[1] = sum[1] + tonumber(ARGV[a + 1])
+    if ARGV[a + 2] > sum[2] then sum[2] = ARGV[a + 2] end
     local cost = tonumber(ARGV[a + 3])
     if cost > 0 then
-      spend(KEYS[i + 1], cost, a + 4)
-      spend(KEYS[i + 2], cost, a + 4)
+      addSpend(key, cost, a + 4)
+      addSpend(KEYS[i + 2], cost, a + 4)
     end
     counted[n] = 1
   else
     counted[n] = 0
   end
+end
+for _, key in ipairs(usedOrder) do
+  local sum = used[key]
+  redis.call('HINCRBY', key, 'used', string.format('%d', sum[1]))
+  local last = redis.call('HGET', key, 'lastUsedAt')
+  if (not last) or last < sum[2] then redis.call('HSET', key, 'lastUsedAt', sum[2]) end
+end
+for _, group in ipairs(spentOrder) do
+  local sum = spent[group]
+  spend(sum[1], string.format('%d', sum[2]), sum[3])
 end
 return counted`;
 

@@ -21,10 +21,11 @@ function requestEvents(
   startedAt: string,
   tokens: number,
   costNanoUsd: number | null = null,
+  userId = 'user-1',
 ): GatewayEvent[] {
   const completed = newEvent('request.completed', {
     requestId,
-    userId: 'user-1',
+    userId,
     tokenId,
     endpoint: 'chat.completions',
     modelRequested: 'gpt-4o-mini',
@@ -42,7 +43,7 @@ function requestEvents(
   if (tokens === 0) return [completed];
   const usage = newEvent('usage.recorded', {
     requestId,
-    userId: 'user-1',
+    userId,
     tokenId,
     channelId: 'channel-1',
     model: 'gpt-4o-mini',
@@ -146,5 +147,48 @@ describe.skipIf(services === null)('key usage in Redis', () => {
       weekly: { start: '2026-01-26', nanoUsd: 1292 },
       monthly: { start: '2026-02', nanoUsd: 42 },
     });
+  });
+
+  it('sums a batch in the script as one request at a time would: 1,500 requests over days, keys and replays', async () => {
+    // Random costs over three keys of one account and six days spanning a week's and a month's end,
+    // in a shuffled order and three script calls, then a replay of a third of them.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const requests = Array.from({ length: 1500 }, (_, index) => ({
+      id: `mixed-${index}`,
+      tokenId: `key-m${index % 3}`,
+      startedAt: new Date(Date.UTC(2026, 1, 26 + Math.floor(random() * 6), Math.floor(random() * 24))).toISOString(),
+      tokens: 1 + Math.floor(random() * 50),
+      cost: random() < 0.2 ? null : Math.floor(random() * 1_000_000_000),
+    }));
+    const events = requests.flatMap((request) =>
+      requestEvents(request.id, request.tokenId, request.startedAt, request.tokens, request.cost, 'user-mixed'),
+    );
+    const shuffled = [...events].sort(() => random() - 0.5);
+    await writer.apply(shuffled);
+    await writer.apply(shuffled.slice(0, 1000));
+    const subscriber = createClient({ url: services!.redisUrl }) as Redis;
+    await subscriber.connect();
+    const lookups = new RedisLookups(redis, subscriber, keys);
+    let account: SpendCounters | undefined;
+    const byKey = new Map<string, SpendCounters | undefined>();
+    for (const request of requests) {
+      if (!request.cost) continue;
+      byKey.set(request.tokenId, addSpend(byKey.get(request.tokenId), Date.parse(request.startedAt), request.cost));
+      account = addSpend(account, Date.parse(request.startedAt), request.cost);
+    }
+    for (const tokenId of ['key-m0', 'key-m1', 'key-m2']) {
+      await lookups.reloadUsage(tokenId);
+      expect(lookups.spend(`token:${tokenId}`)).toEqual(byKey.get(tokenId));
+      const used = requests.filter((request) => request.tokenId === tokenId).reduce((sum, r) => sum + r.tokens, 0);
+      expect(Number((await redis.hGetAll(keys.usage(tokenId)))['used'])).toBe(used);
+    }
+    await lookups.reloadUserSpend('user-mixed');
+    expect(lookups.spend('user:user-mixed')).toEqual(account);
+    expect(account?.monthly.start).toBe('2026-03');
+    await subscriber.quit();
   });
 });
