@@ -3,9 +3,10 @@
  * Writes a batch of traffic events to ClickHouse: raw rows first (deduplicated by request id), then the
  * rollup rows of every (user, hour) the batch touched, recomputed inside ClickHouse (see
  * clickhouse-rollup-sql.ts), then the all-users rollups of the touched hours, then of the touched days.
- * Replaying a batch any number of times converges to the same totals. Per batch: two inserts, then
- * three pairs of `INSERT … SELECT` statements, each pair sent at once, and for recent hours one more
- * before them, into the minute slots.
+ * Replaying a batch any number of times converges to the same totals. Per batch: two inserts, for
+ * recent hours the minute slots, then the rollups level by level, each summed from the level below:
+ * the per-key hours, then the per-key and per-user-and-model hours, then the all-users hours and the
+ * per-key days, then the all-users days (statements of one level sent at once).
  *
  * Recent hours (a live write's) are summed from their minute slots, which the write recomputes first
  * for the minutes it touched; older hours (a backlog's, a late event's) from the raw rows. Slots are
@@ -32,7 +33,7 @@ import {
   statementSettings,
   type TouchedHours,
   tokenRollupInsert,
-  userModelRollupInsert,
+  userModelRollupFromKeys,
 } from './clickhouse-rollup-sql.ts';
 import { identifier, stringLiteral } from './clickhouse-sql.ts';
 import { tsvBuffers, tsvLine } from './clickhouse-tsv.ts';
@@ -231,18 +232,15 @@ export class ClickHouseUsageWriter {
     const sources: HourSource[] = [];
     if (fromSlots.size > 0) sources.push({ from: 'slots', condition: pairsCondition(fromSlots, 'slot hours') });
     if (fromRaw.size > 0) sources.push({ from: 'raw', condition: pairsCondition(fromRaw, 'raw hours') });
+    // Each level is summed from the one below it, recomputed just before with an older version.
     const first = this.#nextVersion();
-    await Promise.all(
-      sources.flatMap((source) => [
-        this.#run(keyRollupInsert(db, source, first)),
-        this.#run(userModelRollupInsert(db, source, first)),
-      ]),
-    );
+    await Promise.all(sources.map((source) => this.#run(keyRollupInsert(db, source, first))));
     const hours = new Set([...touched.values()].flatMap((set) => [...set]));
+    const touchedPairs = pairsCondition(touched, 'hours');
     const second = this.#nextVersion();
     await Promise.all([
-      this.#run(tokenRollupInsert(db, pairsCondition(touched, 'hours'), second)),
-      this.#run(modelRollupInsert(db, hoursCondition([...hours]), second)),
+      this.#run(tokenRollupInsert(db, touchedPairs, second)),
+      this.#run(userModelRollupFromKeys(db, touchedPairs, second)),
     ]);
     // Every touched user's whole touched days: more (user, day) pairs than were touched, which is
     // harmless (whole rows, recomputed), and one short condition.
@@ -250,8 +248,9 @@ export class ClickHouseUsageWriter {
     const users = `user_id IN (${[...touched.keys()].map(stringLiteral).join(', ')})`;
     const third = this.#nextVersion();
     await Promise.all([
+      this.#run(modelRollupInsert(db, hoursCondition([...hours]), third)),
       this.#run(dailyTokenRollupInsert(db, `${days} AND ${users}`, third)),
-      this.#run(dailyModelRollupInsert(db, days, third)),
     ]);
+    await this.#run(dailyModelRollupInsert(db, days, this.#nextVersion()));
   }
 }
