@@ -36,6 +36,9 @@ const usageKeys = requiredKeys(usageRecordedV2.shape.body.shape);
 const attemptKeys = requiredKeys(upstreamAttemptSchema.shape);
 const priceKeys = requiredKeys(usagePriceSchema.shape);
 const envelopeKeys = requiredKeys(requestCompletedV1.shape);
+// The versions checked are the schemas' own: a new version goes to zod until this check learns it.
+const requestVersion = requestCompletedV1.shape.version.value;
+const usageVersion = usageRecordedV2.shape.version.value;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isNullableString = (value: unknown) => value === null || typeof value === 'string';
@@ -54,9 +57,9 @@ function keyCount(value: Value): number {
   return count;
 }
 
-function isEnvelope(event: Value, type: string, version: number): boolean {
+/** The rest of an envelope whose type the caller has checked. */
+function isEnvelope(event: Value, version: number): boolean {
   return (
-    event['type'] === type &&
     event['version'] === version &&
     keyCount(event) === envelopeKeys &&
     typeof event['eventId'] === 'string' &&
@@ -146,10 +149,10 @@ function isUsageBody(body: Value): boolean {
 export function certainlyValidTraffic(event: unknown): event is GatewayEvent {
   if (!isObject(event)) return false;
   if (event['type'] === 'request.completed') {
-    return isEnvelope(event, 'request.completed', 1) && isRequestBody(event['body'] as Value);
+    return isEnvelope(event, requestVersion) && isRequestBody(event['body'] as Value);
   }
   if (event['type'] === 'usage.recorded') {
-    return isEnvelope(event, 'usage.recorded', 2) && isUsageBody(event['body'] as Value);
+    return isEnvelope(event, usageVersion) && isUsageBody(event['body'] as Value);
   }
   return false;
 }

@@ -34,7 +34,7 @@ export class RequestHolds {
   settle(): Promise<unknown> {
     if (this.#settlement) return this.#settlement;
     const ledger = this.ledger;
-    if (!ledger || (this.quota === null && this.budgets === null)) {
+    if (!ledger || !this.any) {
       this.#settlement = Promise.resolve();
       return this.#settlement;
     }

@@ -10,6 +10,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
+import { withSlowSettlement } from '../support/slow-ledger.ts';
 
 // The fake upstream answers gpt-4o-mini with 21 prompt and 10 completion tokens: at 1 and 2 USD per
 // million, 41,000 nano-dollars. With max_tokens 20 a request holds about 20 × 1,000 + 20 × 2,000.
@@ -95,15 +96,9 @@ describe('key budgets under concurrency (embedded)', () => {
   });
 
   it('settles each request before its answer ends: a slow ledger never refuses the next request of one client', async () => {
-    const ledger = harness.runtime.stores.quotas;
-    const settle = ledger.settle;
-    // A ledger that takes its time (a busy Redis, a far one): the answer must wait for it, or the
-    // next request finds the last one's hold still at its maximum and is refused for holds in flight.
-    ledger.settle = async (...given) => {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      return settle.apply(ledger, given);
-    };
-    try {
+    // The answer must wait for the settlement, or the next request finds the last one's hold still at
+    // its maximum and is refused for holds in flight.
+    await withSlowSettlement(harness.runtime.stores.quotas, 150, async () => {
       const { key } = await client.createToken('room for 3, one at a time', {
         budget_usd: (3 * ONE_REQUEST_NANO) / 1e9,
       });
@@ -120,9 +115,7 @@ describe('key budgets under concurrency (embedded)', () => {
       expect((await chat(key)).status).toBe(200);
       expect(await streamed()).toBe(200);
       expect((await chat(key)).body.error.code).toBe('budget_exceeded');
-    } finally {
-      ledger.settle = settle;
-    }
+    });
   });
 
   it('refuses in the OpenAI and Anthropic error shapes, saying which budget and when it resets', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
+import { withSlowSettlement } from '../support/slow-ledger.ts';
 
 let harness: Harness;
 let consoleClient: ConsoleClient;
@@ -58,22 +59,14 @@ describe('key token quotas under concurrency (embedded)', () => {
   });
 
   it('settles each request before its answer ends, so a slow ledger never refuses the next request in a row', async () => {
-    const ledger = harness.runtime.stores.quotas;
-    const settle = ledger.settle;
-    ledger.settle = async (...given) => {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      return settle.apply(ledger, given);
-    };
-    try {
+    await withSlowSettlement(harness.runtime.stores.quotas, 150, async () => {
       // 31 tokens a request: 0, 31, 62 and 93 used are under 100, so four are served.
       const { key } = await consoleClient.createToken('quota 100, slow ledger', { quota: 100 });
       const answers: Array<{ status: number; body: any }> = [];
       for (let index = 0; index < 5; index++) answers.push(await chat(key));
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 429]);
       expect(answers[4]!.body.error.code).toBe('insufficient_quota');
-    } finally {
-      ledger.settle = settle;
-    }
+    });
   });
 
   it('holds nothing for a key without a quota', async () => {
