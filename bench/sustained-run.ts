@@ -1,7 +1,7 @@
 /**
  * @module bench/sustained-run
  * `npx tsx bench/sustained-run.ts [--concurrency=64,256] [--seconds=30] [--window=5] [--hogs=1] [--autocannon=30]
- * [--trace] [--no-build]`:
+ * [--trace] [--ceiling] [--no-build]`:
  * the gateway as `npm start` runs it (the bundle, built first), the fast fake upstream, and `--hogs`
  * CPU-bound processes beside them, under a sustained closed loop at each concurrency in turn. Prints
  * the windows and exits 1 when any answer was not a 2xx. The bench calls `measureSustained` itself.
@@ -12,7 +12,13 @@ import { autocannonLoop, findAutocannon } from './autocannon.ts';
 import { gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { type Child, forkTs, isMain, ROOT } from './processes.ts';
 import { describeSustained, type SustainedResult, startCpuHog, sustainedLoop } from './sustained.ts';
-import { type BenchContext, ensureWorkDirectories, type RunningTarget, requestShape } from './targets.ts';
+import {
+  type BenchContext,
+  ceilingTarget,
+  ensureWorkDirectories,
+  type RunningTarget,
+  requestShape,
+} from './targets.ts';
 
 export interface SustainedPlan {
   concurrencies: number[];
@@ -25,6 +31,11 @@ export interface SustainedPlan {
   autocannonMs: number;
   /** log the event queue's depth and the store worker's nice value every second */
   trace?: boolean;
+  /**
+   * also drive the Node ceiling beside the same hogs at each concurrency: how level a relay that
+   * records nothing keeps its windows on this machine, the reference for the gateway's
+   */
+  ceilingReference?: boolean;
 }
 
 export interface SustainedRun extends SustainedResult {
@@ -39,6 +50,8 @@ export interface SustainedPhase {
   autocannonUnavailable: string | null;
   /** the data overview's totals after the undici runs, against every answer those runs got */
   recorded?: RecordedTotals | null;
+  /** the Node ceiling's runs beside the same hogs (undici), when the plan asks for them */
+  ceilingRuns?: SustainedResult[];
 }
 
 export interface RecordedTotals {
@@ -81,6 +94,7 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
   const hogs: Child[] = [];
   const runs: SustainedRun[] = [];
   let recorded: RecordedTotals | null = null;
+  let measured = false;
   const report = (run: SustainedRun) => {
     context.log(`  sustained (${run.generator}), ${plan.hogs} CPU hog(s): ${describeSustained(run)}`);
     if (run.firstError) context.log(`    first failure: ${run.firstError}`);
@@ -110,11 +124,46 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
       report({ generator: 'autocannon', ...result });
     } else if (plan.autocannonMs > 0) throw new Error(`autocannon: ${autocannon.reason}`);
     if (trace) clearInterval(trace);
+    measured = true;
+  } finally {
+    await running.stop();
+    // The ceiling's reference runs beside the same hogs, which ceilingBeside stops.
+    if (!(plan.ceilingReference && measured)) for (const hog of hogs) await hog.stop();
+  }
+  const ceilingRuns = plan.ceilingReference ? await ceilingBeside(context, plan, hogs) : undefined;
+  return {
+    plan,
+    runs,
+    autocannonUnavailable: 'bin' in autocannon ? null : autocannon.reason,
+    recorded,
+    ...(ceilingRuns && { ceilingRuns }),
+  };
+}
+
+/**
+ * The Node ceiling at each concurrency of `plan`, beside the hogs already running (stopped here). On
+ * this shared two-core machine its own windows moved by up to 40% beside one busy loop (worst/best
+ * 0.61 at c=1,024), so the gateway's windows are read beside these.
+ */
+async function ceilingBeside(context: BenchContext, plan: SustainedPlan, hogs: Child[]): Promise<SustainedResult[]> {
+  const runs: SustainedResult[] = [];
+  try {
+    const ceiling = await ceilingTarget.start(context);
+    try {
+      const shape = requestShape(ceiling, 'openai', false);
+      const options = { durationMs: plan.durationMs, windowMs: plan.windowMs, warmupMs: plan.warmupMs };
+      for (const concurrency of plan.concurrencies) {
+        const run = await sustainedLoop(shape, { ...options, concurrency });
+        context.log(`  sustained (undici), the Node ceiling beside the same hog(s): ${describeSustained(run)}`);
+        runs.push(run);
+      }
+    } finally {
+      await ceiling.stop();
+    }
   } finally {
     for (const hog of hogs) await hog.stop();
-    await running.stop();
   }
-  return { plan, runs, autocannonUnavailable: 'bin' in autocannon ? null : autocannon.reason, recorded };
+  return runs;
 }
 
 /**
@@ -136,6 +185,7 @@ export async function sustainedPhase(
         warmupMs: 5_000,
         hogs: 1,
         autocannonMs: 60_000,
+        ceilingReference: true,
       };
   context.log(`gateway (embedded), sustained beside ${plan.hogs} CPU hog(s)`);
   try {
@@ -197,6 +247,7 @@ if (isMain(import.meta.url)) {
         hogs: Number(option('hogs', '1')),
         autocannonMs: Number(option('autocannon', '0')) * 1000,
         trace: process.argv.includes('--trace'),
+        ceilingReference: process.argv.includes('--ceiling'),
       },
     );
     failed = runs.reduce((sum, run) => sum + run.failed, 0);
