@@ -60,3 +60,31 @@ export function* tsvBuffers(lines: readonly string[], bufferBytes = 128 * 1024):
   }
   if (used > 0) yield buffer.subarray(0, used);
 }
+
+/** What a backslash sequence of ClickHouse's TabSeparated output stands for. */
+const unescapes: Record<string, string> = { b: '\b', f: '\f', r: '\r', n: '\n', t: '\t', '0': '\0' };
+const escaped = /\\(.)/gs;
+
+/** A text field of ClickHouse's TabSeparated output, its backslash sequences undone. */
+export function tsvField(field: string): string {
+  return field.includes('\\')
+    ? field.replace(escaped, (_, character: string) => unescapes[character] ?? character)
+    : field;
+}
+
+/**
+ * The rows of a TabSeparated answer, each a list of its fields still escaped (numbers need no
+ * unescaping; pass texts through `tsvField`). A field never holds a raw tab or newline: the format
+ * escapes both, so splitting on them is exact.
+ */
+export function tsvRows(text: string): string[][] {
+  const rows: string[][] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    rows.push(text.slice(start, end).split('\t'));
+    start = end + 1;
+  }
+  return rows;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tsvBuffers, tsvLine, tsvText } from './clickhouse-tsv.ts';
+import { tsvBuffers, tsvField, tsvLine, tsvRows, tsvText } from './clickhouse-tsv.ts';
 
 describe('TabSeparated rows for ClickHouse', () => {
   it('escapes the characters the format gives a meaning to, and nothing else', () => {
@@ -32,5 +32,22 @@ describe('tsvBuffers', () => {
     const long = `${'x'.repeat(100)}\n`;
     const buffers = [...tsvBuffers(['a\n', long, 'b\n'], 64)];
     expect(buffers.map((buffer) => buffer.toString('utf8'))).toEqual(['a\n', long, 'b\n']);
+  });
+});
+
+describe("reading ClickHouse's TabSeparated answers", () => {
+  it('undoes every escape sequence the format writes, and leaves other text alone', () => {
+    expect(tsvField('plain, "quoted", é ✓')).toBe('plain, "quoted", é ✓');
+    expect(tsvField("a\\tb\\nc\\\\d\\re\\0f\\bg\\fh\\'i")).toBe("a\tb\nc\\d\re\0f\bg\fh'i");
+    expect(tsvField('\\\\n')).toBe('\\n');
+  });
+
+  it('splits an answer into rows of fields, the last line ending with a newline or not', () => {
+    expect(tsvRows('1\ta\\tb\t3\n2\t\t4\n')).toEqual([
+      ['1', 'a\\tb', '3'],
+      ['2', '', '4'],
+    ]);
+    expect(tsvRows('1\t2')).toEqual([['1', '2']]);
+    expect(tsvRows('')).toEqual([]);
   });
 });

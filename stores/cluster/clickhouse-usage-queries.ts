@@ -15,6 +15,7 @@ import type { UsageReadModel } from '../ports.ts';
 import { channelUsageOf } from '../usage-channel.ts';
 import { readOverview } from './clickhouse-overview.ts';
 import { identifier, integerLiteral } from './clickhouse-sql.ts';
+import { tsvRows } from './clickhouse-tsv.ts';
 import { readUsageLog } from './clickhouse-usage-log.ts';
 
 export class ClickHouseUsageQueries implements UsageReadModel {
@@ -31,8 +32,18 @@ export class ClickHouseUsageQueries implements UsageReadModel {
     return (await result.json()) as Row[];
   }
 
+  async #textRows(query: string): Promise<string[][]> {
+    const result = await this.#client.query({ query, format: 'TabSeparated' });
+    return tsvRows(await result.text());
+  }
+
   overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview> {
-    return readOverview((sql) => this.#rows(sql), this.#database, query);
+    return readOverview(
+      (sql) => this.#rows(sql),
+      (sql) => this.#textRows(sql),
+      this.#database,
+      query,
+    );
   }
 
   async channelUsage(sinceMs: number): Promise<ChannelUsage[]> {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
 import { readOverview } from '../../stores/cluster/clickhouse-overview.ts';
+import { tsvRows } from '../../stores/cluster/clickhouse-tsv.ts';
 import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
 import { ClickHouseUsageWriter, slotsKeptFrom } from '../../stores/cluster/clickhouse-usage-writer.ts';
 import { migrateClickHouse } from '../../stores/cluster/connections.ts';
@@ -276,7 +277,11 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
         queried.push(query);
         return (await (await client.query({ query, format: 'JSONEachRow' })).json()) as Row[];
       };
-      const overview = await readOverview(rowsOf, db, { ...range, userId: 'user-1' });
+      const textRowsOf = async (query: string) => {
+        queried.push(query);
+        return tsvRows(await (await client.query({ query, format: 'TabSeparated' })).text());
+      };
+      const overview = await readOverview(rowsOf, textRowsOf, db, { ...range, userId: 'user-1' });
       return { p95: overview.latency!.p95_ms!, readRaw: queried.some((query) => query.includes(`${db}.requests`)) };
     };
     const withHistograms = await read(database);
@@ -332,6 +337,37 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
     const filtered = await queries.overview({ ...range, userId: null, model: 'deepseek-chat' });
     expect(filtered.totals.calls).toBe(requests / 3);
     expect(filtered.by_model.map((row) => row.model)).toEqual(['deepseek-chat']);
+  });
+
+  it('reads back model names holding every character the series text format escapes', async () => {
+    // The series travels as TabSeparated: a model name is whatever a client sent.
+    const names = ['tab\there', 'line\nbreak\r', 'back\\slash \\t', 'quote\' "é ✓', 'nul\u0000 \b\f'];
+    const hostile = `${database}_names`;
+    await migrateClickHouse(client, hostile);
+    try {
+      const written = Array.from({ length: 20 }, (_, index) =>
+        request(index).map((event) =>
+          event.type === 'request.completed'
+            ? { ...event, body: { ...event.body, modelRequested: names[index % names.length]! } }
+            : event.type === 'usage.recorded'
+              ? { ...event, body: { ...event.body, model: names[index % names.length]! } }
+              : event,
+        ),
+      ).flat() as GatewayEvent[];
+      await new ClickHouseUsageWriter(client, hostile).write(written);
+      const queries = new ClickHouseUsageQueries(client, hostile);
+      const range = { from: new Date(now - 6 * HOUR).toISOString(), to: new Date(now + HOUR).toISOString() };
+      for (const userId of [null, 'user-1']) {
+        const overview = await queries.overview({ ...range, userId, granularity: 'hour' });
+        const seriesModels = new Set(overview.series.map((row) => row.model));
+        for (const model of overview.by_model.map((row) => row.model)) expect(names).toContain(model);
+        for (const model of seriesModels) expect(names).toContain(model);
+        if (userId === null) expect([...seriesModels].sort()).toEqual([...names].sort());
+        expect(overview.totals.calls).toBe(userId === null ? 20 : 5);
+      }
+    } finally {
+      await client.command({ query: `DROP DATABASE IF EXISTS ${hostile}` });
+    }
   });
 
   it('pages through the usage log newest first, each request once, with its usage', async () => {
