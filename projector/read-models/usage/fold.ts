@@ -67,10 +67,8 @@ export function compareText(left: string, right: string): number {
 export function foldSeries(
   rows: readonly SeriesRow[],
 ): Pick<UsageOverview, 'totals' | 'series' | 'by_model'> & { averageLatencyMs: number | null; calls: number } {
-  const totals = zeroSums();
   const models = new Map<string, Sums>();
   for (const row of rows) {
-    addSums(totals, row.sums);
     let model = models.get(row.model);
     if (!model) {
       model = zeroSums();
@@ -78,6 +76,10 @@ export function foldSeries(
     }
     addSums(model, row.sums);
   }
+  // The totals from the few models' sums rather than from every row: half the additions of a
+  // 3,600-row hourly series.
+  const totals = zeroSums();
+  for (const sums of models.values()) addSums(totals, sums);
   const byModel = [...models].map(([model, sums]) => ({ model, ...totalsOf(sums) }));
   byModel.sort((left, right) => right.total_tokens - left.total_tokens || compareText(left.model, right.model));
   return {
