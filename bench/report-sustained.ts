@@ -5,6 +5,7 @@
  */
 import type { Goal } from './report.ts';
 import { fixed, table, whole } from './report-text.ts';
+import type { SustainedResult } from './sustained.ts';
 import type { SustainedPhase } from './sustained-run.ts';
 
 const describeFailures = (failures: Record<string, number>) =>
@@ -19,6 +20,14 @@ function ceilingWindows(phase: SustainedPhase): string {
   const worst = Math.min(...runs.map((run) => run.worstOverBest));
   const each = runs.map((run) => `${fixed(run.worstOverBest)} at c=${run.concurrency}`).join(', ');
   return ` (the Node ceiling beside the same hog: worst ${fixed(worst)}; ${each})`;
+}
+
+/** The gateway's runs under their generator's name, then the Node ceiling's under `ceilingLabel`. */
+function labelledRuns(phase: SustainedPhase, ceilingLabel: string): Array<SustainedResult & { label: string }> {
+  return [
+    ...phase.runs.map((run) => ({ ...run, label: run.generator as string })),
+    ...(phase.ceilingRuns ?? []).map((run) => ({ ...run, label: ceilingLabel })),
+  ];
 }
 
 export function sustainedGoals(phase: SustainedPhase | null | undefined): Goal[] {
@@ -69,10 +78,7 @@ export function sustainedSection(phase: SustainedPhase | null | undefined): stri
     '',
     table(
       ['generator', 'clients', 'seconds', 'goodput (2xx/s)', 'per window', 'worst/best', 'not 2xx'],
-      [
-        ...phase.runs.map((run) => ({ ...run, label: run.generator as string })),
-        ...(phase.ceilingRuns ?? []).map((run) => ({ ...run, label: 'Node ceiling (undici)' })),
-      ].map((run) => [
+      labelledRuns(phase, 'Node ceiling (undici)').map((run) => [
         run.label,
         String(run.concurrency),
         String(run.seconds),
@@ -92,10 +98,7 @@ export function sustainedSummary(phase: SustainedPhase | null | undefined): stri
   if (!phase) return [];
   return [
     `-- sustained, ${phase.plan.hogs} CPU hog(s)`,
-    ...[
-      ...phase.runs.map((run) => ({ ...run, label: run.generator as string })),
-      ...(phase.ceilingRuns ?? []).map((run) => ({ ...run, label: 'ceiling' })),
-    ].map(
+    ...labelledRuns(phase, 'ceiling').map(
       (run) =>
         `  ${run.label.padEnd(10)} c=${String(run.concurrency).padEnd(5)} ${whole(run.goodput).padStart(7)} 2xx/s, windows [${run.windows.map((value) => whole(value)).join(', ')}], not 2xx: ${describeFailures(run.failures)}`,
     ),
