@@ -11,6 +11,12 @@ import {
   checkUsageLogScenario,
   usageLogScenarioEvents,
 } from '../../test/support/usage-log-scenario.ts';
+import {
+  checkUsageLogPages,
+  checkUsageLogTotals,
+  sentRequests,
+  totalsEvents,
+} from '../../test/support/usage-log-totals.ts';
 import { MemoryLookups } from '../memory-lookups.ts';
 import { openDatabase, type SqliteDatabase } from './database.ts';
 import { SqliteProjectionWriter } from './projection-writer.ts';
@@ -37,6 +43,24 @@ afterAll(() => {
 it('finds requests by id, model part and outcome, with their messages, attempts, tokens and count', async () => {
   const queries = new SqliteUsageQueries(database);
   await checkUsageLogScenario((query) => queries.logs(query));
+});
+
+it('counts the matches of every range and filter, as the ClickHouse store does', async () => {
+  const totalsDirectory = mkdtempSync(path.join(tmpdir(), 'usage-log-totals-'));
+  const totalsDatabase = openDatabase(totalsDirectory);
+  try {
+    const writer = new SqliteProjectionWriter(totalsDatabase, new MemoryLookups());
+    const sent = sentRequests(Date.now());
+    const events = totalsEvents(sent);
+    for (const round of [0, 1]) {
+      writer.apply(events.map((event, index) => ({ position: round * events.length + index + 1, event })));
+    }
+    await checkUsageLogTotals((query) => new SqliteUsageQueries(totalsDatabase).logs(query), sent);
+    await checkUsageLogPages((query) => new SqliteUsageQueries(totalsDatabase).logs(query), sent);
+  } finally {
+    totalsDatabase.close();
+    rmSync(totalsDirectory, { recursive: true, force: true });
+  }
 });
 
 it('sums each channel’s calls, errors and latency since a time', async () => {

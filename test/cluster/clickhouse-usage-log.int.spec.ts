@@ -12,6 +12,7 @@ import {
   checkUsageLogScenario,
   usageLogScenarioEvents,
 } from '../support/usage-log-scenario.ts';
+import { checkUsageLogPages, checkUsageLogTotals, sentRequests, totalsEvents } from '../support/usage-log-totals.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
 const services: ClusterServices | null = resolveClusterServices();
@@ -36,6 +37,23 @@ describe.skipIf(services === null)('the usage log on a real ClickHouse', () => {
   it('finds requests by id, model part and outcome, with their messages, attempts, tokens and count', async () => {
     const queries = new ClickHouseUsageQueries(client, database);
     await checkUsageLogScenario((query) => queries.logs(query));
+  });
+
+  it('counts the matches of every range and filter: whole hours from the rollups, cut hours from the raw rows', async () => {
+    const totalsDatabase = `${database}_totals`;
+    try {
+      await migrateClickHouse(client, totalsDatabase);
+      const writer = new ClickHouseUsageWriter(client, totalsDatabase);
+      const sent = sentRequests(Date.now());
+      const events = totalsEvents(sent);
+      await writer.write(events);
+      await writer.write(events.slice(10, 60));
+      const queries = new ClickHouseUsageQueries(client, totalsDatabase);
+      await checkUsageLogTotals((query) => queries.logs(query), sent);
+      await checkUsageLogPages((query) => queries.logs(query), sent);
+    } finally {
+      await client.command({ query: `DROP DATABASE IF EXISTS ${totalsDatabase}` });
+    }
   });
 
   it('sums each channel’s calls, errors and latency since a time, duplicates once', async () => {
