@@ -46,16 +46,25 @@ export function addSums(into: Sums, from: Sums): void {
 
 /** The overview's view of a group's sums. */
 export function totalsOf(sums: Sums): UsageTotals {
-  return {
-    calls: sums.calls,
-    errors: sums.errors,
-    prompt_tokens: sums.prompt_tokens,
-    completion_tokens: sums.completion_tokens,
-    total_tokens: sums.prompt_tokens + sums.completion_tokens,
-    cost_usd: usdOfNano(sums.cost_nano_usd),
-    unpriced_requests: sums.unpriced_requests,
-    refused_requests: sums.refused_requests,
-  };
+  return withTotals({}, sums);
+}
+
+/**
+ * \`head\` with the overview's view of \`sums\` added after its own properties. Added one by one rather
+ * than spread into a literal after them: a spread into an object that already has properties takes
+ * V8's slow path, and the hourly series of 30 days is 3,600 such objects.
+ */
+function withTotals<Head extends object>(head: Head, sums: Sums): Head & UsageTotals {
+  const point = head as Head & UsageTotals;
+  point.calls = sums.calls;
+  point.errors = sums.errors;
+  point.prompt_tokens = sums.prompt_tokens;
+  point.completion_tokens = sums.completion_tokens;
+  point.total_tokens = sums.prompt_tokens + sums.completion_tokens;
+  point.cost_usd = usdOfNano(sums.cost_nano_usd);
+  point.unpriced_requests = sums.unpriced_requests;
+  point.refused_requests = sums.refused_requests;
+  return point;
 }
 
 /** Code-point order: the same in every locale and in both stores' SQL. */
@@ -80,19 +89,31 @@ export function foldSeries(
   // 3,600-row hourly series.
   const totals = zeroSums();
   for (const sums of models.values()) addSums(totals, sums);
-  const byModel = [...models].map(([model, sums]) => ({ model, ...totalsOf(sums) }));
+  const byModel = [...models].map(([model, sums]) => withTotals({ model }, sums));
   byModel.sort((left, right) => right.total_tokens - left.total_tokens || compareText(left.model, right.model));
   return {
     totals: totalsOf(totals),
-    series: rows.map((row) => ({
-      bucket: new Date(row.bucket).toISOString(),
-      model: row.model,
-      ...totalsOf(row.sums),
-    })),
+    series: seriesPoints(rows),
     by_model: byModel,
     averageLatencyMs: totals.calls === 0 ? null : Math.round(totals.latency_ms_sum / totals.calls),
     calls: totals.calls,
   };
+}
+
+/** The series as the overview shows it, each bucket's time written once for all its models. */
+function seriesPoints(rows: readonly SeriesRow[]): UsageOverview['series'] {
+  const points: UsageOverview['series'] = new Array(rows.length);
+  let lastBucket = Number.NaN;
+  let bucketText = '';
+  for (let index = 0; index < rows.length; index++) {
+    const { bucket, model, sums } = rows[index]!;
+    if (bucket !== lastBucket) {
+      lastBucket = bucket;
+      bucketText = new Date(bucket).toISOString();
+    }
+    points[index] = withTotals({ bucket: bucketText, model }, sums);
+  }
+  return points;
 }
 
 /** Hourly rows summed into the days of a time zone, in (day, model) order. */
