@@ -6,7 +6,7 @@
  * of its own that it drops at the end). Prints the figures and the load average before and after.
  *
  * Options: --projector-requests=N (default 1,800,000: 3.6 million events), --sustain=S (60),
- * --overview-requests=N (10,000,000), --runs=N (20), --no-projector, --no-overview, --no-live-writes
+ * --overview-requests=N (10,000,000), --runs=N (60), --no-projector, --no-overview, --no-live-writes
  * (a live write's cost as the hour fills: bench/clickhouse-live-writes.ts), --profile=<file>
  * (a CPU profile of the projector's timed span: the projector runs in this process).
  */
@@ -25,7 +25,7 @@ const plan = {
   projectorRequests: option('projector-requests', 1_800_000),
   projectorSustainSeconds: option('sustain', 60),
   overviewRequests: option('overview-requests', 10_000_000),
-  overviewRuns: option('runs', 20),
+  overviewRuns: option('runs', 60),
   overviewBudgetMs: 60_000,
   liveWrites: { fillLevels: [0, 500_000, 2_000_000], writeRequests: 600, writes: 5 },
 };

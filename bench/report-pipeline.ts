@@ -59,7 +59,7 @@ function clickhouseRows(result: ClickHousePipelineResult | null, reason: string)
     ],
     [
       CLICKHOUSE,
-      `data overview, all users, 30 days by day, over ${count(overview.requests)} requests`,
+      `data overview, all users, 30 days by day, over ${count(overview.requests)} requests${overview.settled ? ` (timed once ClickHouse ran no merge: ${overview.settled.merges} were running, the last finished ${fixed(overview.settled.seconds, 0)} s later)` : ''}`,
       timing(overview.allUsers),
     ],
     ...(overview.allUsersHourly
