@@ -13,6 +13,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
+import { dropNamespace } from './cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode, startProjector } from './cluster-processes.ts';
 import {
   type ClusterServices,
@@ -132,6 +133,7 @@ describe.skipIf(services === null)(
 
     afterAll(async () => {
       await Promise.all(processes.map((process) => process.kill('SIGKILL')));
+      if (services) await dropNamespace(services, namespace, database);
       await upstream?.close();
     });
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Admin, demoteEachOther, registerOneEmailConcurrently } from '../support/invariant-scenarios.ts';
+import { dropNamespace } from './cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode } from './cluster-processes.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
@@ -94,6 +95,7 @@ describe.skipIf(services === null)('cluster: consistency across two gateway node
 
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.kill('SIGKILL')));
+    if (services) await dropNamespace(services, `consistency${run}.`, `consistency${run}`);
     await upstream?.close();
   });
 

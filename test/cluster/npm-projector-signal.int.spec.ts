@@ -4,9 +4,9 @@
  * status 0) and leaving no process behind. Before, npm and its `sh` ended and the projector went on
  * consuming, re-parented. The gateway scripts are checked the same way in test/faults/npm-signals.
  */
-import { createClient } from '@clickhouse/client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { commandOf, descendantsOf, isAlive, runNpmScript } from '../support/npm-script.ts';
+import { dropNamespace } from './cluster-namespace.ts';
 import { resolveClusterServices } from './cluster-services.ts';
 
 const services = resolveClusterServices();
@@ -28,10 +28,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  if (!services) return;
-  const client = createClient({ url: services.clickhouseUrl });
-  await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-  await client.close();
+  if (services) await dropNamespace(services, `npmsignal${run}.`, database);
 });
 
 describe.skipIf(services === null)('npm run projector', () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
+import { dropNamespace } from './cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode } from './cluster-processes.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
@@ -62,6 +63,7 @@ describe.skipIf(services === null)('cluster: rate limits held across two gateway
 
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.kill('SIGKILL')));
+    if (services) await dropNamespace(services, `limits${run}.`, `limits${run}`);
     await upstream?.close();
   });
 

@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropNamespace } from './cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode } from './cluster-processes.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
@@ -54,6 +55,7 @@ describe.skipIf(services === null)('cluster: sign-out and password change end se
 
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.kill('SIGKILL')));
+    if (services) await dropNamespace(services, `sessions${run}.`, `sessions${run}`);
   });
 
   it('refuses on node B a cookie signed out of on node A, and keeps the other session on both', async () => {

@@ -17,6 +17,7 @@ import type { Redis } from '../../stores/cluster/redis-keys.ts';
 import { RedisResponses } from '../../stores/cluster/redis-responses.ts';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
+import { dropNamespace } from './cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode } from './cluster-processes.ts';
 import { type ClusterServices, resolveClusterServices } from './cluster-services.ts';
 
@@ -75,6 +76,7 @@ describe.skipIf(services === null)('cluster: stored responses across two gateway
 
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.kill('SIGKILL')));
+    if (services) await dropNamespace(services, `stored${run}.`, `stored${run}`);
     await upstream?.close();
   });
 

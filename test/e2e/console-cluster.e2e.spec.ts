@@ -4,8 +4,8 @@
  * own. Skipped loudly when no such servers can be had (a failure under CLUSTER_SUITE_REQUIRED=1, as
  * in .ci/run). Screenshots in test/artifacts/cluster/.
  */
-import { createClient } from '@clickhouse/client';
 import { describe, it } from 'vitest';
+import { dropNamespace } from '../cluster/cluster-namespace.ts';
 import { resolveClusterServices } from '../cluster/cluster-services.ts';
 import { consoleJourney } from './support/console-journey.ts';
 
@@ -26,10 +26,7 @@ if (services) {
         GATEWAY_SECRET: 'console-e2e-cluster-secret-0123456789abcdef',
       },
     },
-    async cleanup() {
-      const clickhouse = createClient({ url: services.clickhouseUrl });
-      await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${run}` }).finally(() => clickhouse.close());
-    },
+    cleanup: () => dropNamespace(services, `${run}.`, run),
   });
 } else {
   // resolveClusterServices has already printed the SKIPPED banner (and thrown under CLUSTER_SUITE_REQUIRED).
