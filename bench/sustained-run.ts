@@ -105,7 +105,12 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
     const shape = requestShape(running, 'openai', false);
     const trace = plan.trace ? traceQueue(running.origin, running.pid, context.log) : null;
     const options = { durationMs: plan.durationMs, windowMs: plan.windowMs, warmupMs: plan.warmupMs };
-    for (const concurrency of plan.concurrencies) {
+    // The concurrency autocannon drives too goes last, so that the two generators' runs of it are
+    // seconds apart, not minutes: this machine's speed drifts over minutes (the Node ceiling served
+    // 10% less than the gateway's first run three minutes later, and the generators seemed 20% apart).
+    const [first, ...rest] = plan.concurrencies;
+    const order = 'bin' in autocannon ? [...rest, first!] : plan.concurrencies;
+    for (const concurrency of order) {
       report({ generator: 'undici', ...(await sustainedLoop(shape, { ...options, concurrency })) });
     }
     recorded = await recordedTotals(running, runs);
