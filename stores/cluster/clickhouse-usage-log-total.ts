@@ -79,15 +79,32 @@ function rollupCount(db: string, query: TotalQuery, from: number | null, to: num
   return `SELECT toInt64(${sum}) AS total FROM ${table} FINAL WHERE ${conditions.join(' AND ')}`;
 }
 
-/** One statement answering `total` (a number, as text): the whole hours from rollups, the rest raw. */
-export function usageLogTotalQuery(db: string, query: TotalQuery, nowMs: number): string {
+/** Where ClickHouse's `DateTime` ends (2106): no stored request is outside [0, this). */
+const DATE_TIME_END_MS = 2 ** 32 * 1000;
+
+/**
+ * A range's ends as bounds on the stored times: an end beyond what a `DateTime` holds bounds
+ * nothing (`null`), and a range that can hold no stored request is `empty`. `toDateTime` would
+ * wrap such ends around (a 1969 `from` read as 2106).
+ */
+function storedRange(query: TotalQuery): { from: number | null; to: number | null } | 'empty' {
   const from = query.from ? Date.parse(query.from) : null;
   const to = query.to ? Date.parse(query.to) : null;
+  if ((from !== null && from >= DATE_TIME_END_MS) || (to !== null && to <= 0)) return 'empty';
+  return { from: from !== null && from > 0 ? from : null, to: to !== null && to < DATE_TIME_END_MS ? to : null };
+}
+
+/** One statement answering `total` (a number, as text): the whole hours from rollups, the rest raw. */
+export function usageLogTotalQuery(db: string, query: TotalQuery, nowMs: number): string {
+  const range = storedRange(query);
+  if (range === 'empty') return 'SELECT toInt64(0) AS total';
+  const { from, to } = range;
   if (query.request_id) return rawCount(db, query, from, to);
-  // The whole hours: from the first hour start at or after `from` to the last at or before `to`, or
-  // before the current hour when the range runs on to now (later requests keep arriving there).
+  // The whole hours: from the first hour start at or after `from` to the last at or before `to`,
+  // and never the current hour or later (requests keep arriving there, and the rollups follow the
+  // raw rows by a projector write): those are counted raw.
   const wholeFrom = from === null ? null : Math.ceil(from / HOUR_MS) * HOUR_MS;
-  const wholeTo = Math.floor((to ?? nowMs) / HOUR_MS) * HOUR_MS;
+  const wholeTo = Math.floor(Math.min(to ?? nowMs, nowMs) / HOUR_MS) * HOUR_MS;
   if (wholeFrom !== null && wholeFrom >= wholeTo) return rawCount(db, query, from, to);
   const parts = [rollupCount(db, query, wholeFrom, wholeTo)];
   if (from !== null && from < wholeFrom!) parts.push(rawCount(db, query, from, wholeFrom));
