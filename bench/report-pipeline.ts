@@ -43,6 +43,12 @@ function sqliteRows(bench: BenchResults): string[][] {
   ];
 }
 
+/** What the wait for ClickHouse's merges before the overview's timing found. */
+function settledText(settled: { merges: number; seconds: number }): string {
+  if (settled.merges === 0) return 'timed with no merge running on the server';
+  return `timed once no merge ran on the server: ${settled.merges} were running, and the wait took ${fixed(settled.seconds, 0)} s`;
+}
+
 function clickhouseRows(result: ClickHousePipelineResult | null, reason: string): string[][] {
   if (!result) return [[CLICKHOUSE, 'projector events/s; data overview p95', reason]];
   const { projector, overview } = result;
@@ -59,7 +65,7 @@ function clickhouseRows(result: ClickHousePipelineResult | null, reason: string)
     ],
     [
       CLICKHOUSE,
-      `data overview, all users, 30 days by day, over ${count(overview.requests)} requests${overview.settled ? ` (timed once ClickHouse ran no merge: ${overview.settled.merges} were running, the last finished ${fixed(overview.settled.seconds, 0)} s later)` : ''}`,
+      `data overview, all users, 30 days by day, over ${count(overview.requests)} requests${overview.settled ? ` (${settledText(overview.settled)})` : ''}`,
       timing(overview.allUsers),
     ],
     ...(overview.allUsersHourly

@@ -10,32 +10,46 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createClient as createRedis } from 'redis';
 import type { ClusterServices } from './cluster-services.ts';
 
+/** Each part is removed even when another fails; the first failure is thrown after all were tried. */
 export async function dropNamespace(services: ClusterServices, namespace: string, database: string): Promise<void> {
-  const clickhouse = createClickHouse({ url: services.clickhouseUrl });
-  try {
-    await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-  } finally {
-    await clickhouse.close();
-  }
-  const redis = await createRedis({ url: services.redisUrl }).connect();
-  try {
-    for await (const found of redis.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 })) {
-      const keys = Array.isArray(found) ? found : [found];
-      if (keys.length > 0) await redis.unlink(keys);
+  const failures: unknown[] = [];
+  const attempt = (step: () => Promise<void>) => step().catch((error: unknown) => void failures.push(error));
+  await attempt(async () => {
+    const clickhouse = createClickHouse({ url: services.clickhouseUrl });
+    try {
+      await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    } finally {
+      await clickhouse.close();
     }
-  } finally {
-    await redis.quit();
-  }
-  const admin = new Kafka({
-    clientId: `${namespace}cleanup`,
-    brokers: services.kafkaBrokers.split(','),
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(namespace));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-  } finally {
-    await admin.disconnect();
-  }
+  });
+  await attempt(async () => {
+    // A connection lost after connecting is reported here, not left as an uncaught error.
+    const redis = await createRedis({ url: services.redisUrl })
+      .on('error', (error: unknown) => failures.push(error))
+      .connect();
+    try {
+      for await (const found of redis.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 })) {
+        const keys = Array.isArray(found) ? found : [found];
+        if (keys.length > 0) await redis.unlink(keys);
+      }
+    } finally {
+      await redis.quit().catch(() => undefined);
+    }
+  });
+  await attempt(async () => {
+    const kafka = new Kafka({
+      clientId: `${namespace}cleanup`,
+      brokers: services.kafkaBrokers.split(','),
+      logLevel: logLevel.NOTHING,
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(namespace));
+      if (topics.length > 0) await admin.deleteTopics({ topics });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+  if (failures.length > 0) throw failures[0];
 }
