@@ -293,6 +293,12 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
       statuses: statusesOf(all),
       note: `${outboxIds.length} answered while Kafka was down (outbox): ${outboxCounts.lost} lost; ${answered.length} answered under load before the kill: ${answeredCounts.lost} lost (in memory at the kill); ${load!.sent.length - answered.length} cut by the kill`,
     });
+    if (outboxCounts.lost + answeredCounts.lost > 0) {
+      // Seen once in CI (every request of this case uncounted after 120 s, the next run green): what
+      // the restarted node and the projector said is what tells a stuck replay from a stuck projector.
+      console.warn(`[cluster faults] restarted node's output:\n${victim.output.join('').slice(-6_000)}`);
+      console.warn(`[cluster faults] projector's output:\n${projector.output.join('').slice(-6_000)}`);
+    }
     expect(outboxed.every((request) => request.ok)).toBe(true);
     expect(outboxCounts.lost).toBe(0);
     expect(outboxCounts.doubleCounted).toBe(0);
