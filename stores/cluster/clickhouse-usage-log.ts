@@ -42,19 +42,22 @@ function conditionsOf(query: UsageLogsQuery & { userId: string | null }, cursor:
 
 /**
  * How far back from the page's newest possible time the keys are looked for first: most pages are of
- * the last hour or day, and \`requests\` is ordered by user before time, so a search without a lower
+ * the last hour or day, and `requests` is ordered by user before time, so a search without a lower
  * time bound reads the time of every row in the range (180–340 ms at 10 million requests, against
- * 70–100 within the last hour). \`null\`: no bound, the last try.
+ * 70–100 within the last hour). `null`: no bound, the last try.
  */
 const searchSpans = [3_600_000, 86_400_000, null] as const;
 
-/** The keys of the first \`wanted\` distinct requests, newest first, none newer than \`newestMs\`'s hour. */
+/**
+ * The keys of the first `wanted` distinct requests, newest first; `newestMs` is the newest time the
+ * range allows (now, the cursor's or `to`), from which the search spans reach back.
+ */
 async function pageKeys(rows: Rows, db: string, where: string, wanted: number, newestMs: number): Promise<PageKey[]> {
   let fetch = wanted * 2;
   for (let span = 0; ; ) {
     const spanMs = searchSpans[span] ?? null;
-    // Every row older than the bound is older than every row inside it: when the span holds \`fetch\`
-    // rows, they are the newest \`fetch\` of the whole range.
+    // Every row older than the bound is older than every row inside it: when the span holds `fetch`
+    // rows, they are the newest `fetch` of the whole range.
     const bounded =
       spanMs === null
         ? where
@@ -84,12 +87,13 @@ export async function readUsageLog(
   query: UsageLogsQuery & { userId: string | null },
 ): Promise<UsageLogsPage> {
   const limit = query.limit ?? 50;
+  const now = Date.now();
   // Counted once, for the first page (clickhouse-usage-log-total.ts).
   const counting = query.cursor
     ? undefined
-    : rows<{ total: string }>(usageLogTotalQuery(db, query, Date.now())).then((found) => Number(found[0]?.total ?? 0));
+    : rows<{ total: string }>(usageLogTotalQuery(db, query, now)).then((found) => Number(found[0]?.total ?? 0));
   const cursor = decodeCursor(query.cursor);
-  const newestMs = Math.min(Date.now(), cursor?.time ?? Infinity, query.to ? Date.parse(query.to) : Infinity);
+  const newestMs = Math.min(now, cursor?.time ?? Infinity, query.to ? Date.parse(query.to) : Infinity);
   const keys = await pageKeys(rows, db, conditionsOf(query, cursor), limit + 1, newestMs);
   const page = keys.slice(0, limit);
   const total = await counting;
