@@ -50,7 +50,7 @@ export function totalsOf(sums: Sums): UsageTotals {
 }
 
 /**
- * \`head\` with the overview's view of \`sums\` added after its own properties. Added one by one rather
+ * `head` with the overview's view of `sums` added after its own properties. Added one by one rather
  * than spread into a literal after them: a spread into an object that already has properties takes
  * V8's slow path, and the hourly series of 30 days is 3,600 such objects.
  */
