@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { StreamShape } from './fake-upstream.ts';
 import type { HoldResult, LatencyResult, StreamResult } from './load.ts';
 import type { PairedResult } from './paired.ts';
+import type { PairedLatencyResult } from './paired-latency.ts';
 import type { OverviewResult, ProjectorResult } from './pipeline.ts';
 import type { ClickHousePipeline, ClickHousePlan } from './pipeline-clickhouse.ts';
 import { WORK } from './processes.ts';
@@ -92,6 +93,8 @@ export interface BenchResults {
   profile: { file: string; flameGraph: string; workload: string; summary: ProfileSummary } | null;
   /** throughput ratios from alternating windows (absent in quick runs and older saved results) */
   paired?: PairedResult[];
+  /** added latency at c=1 from windows alternating with the ceiling's (absent in quick runs and older saved results) */
+  pairedLatency?: PairedLatencyResult[];
   /** the gateway under sustained load beside a CPU hog (absent in older saved results) */
   sustained?: SustainedPhase | null;
   errors: string[];
@@ -177,6 +180,9 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     ...versions,
     '',
     `Added figures (latency at c=1, time to first token, gap between tokens) are paired: every request or stream sent to a target follows the same one sent straight to the upstream, and the added figure is the target's percentile minus the direct requests' percentile over the same interleaved window, so a busy moment of the machine slows both sides. c=1: one client, ${plan.latencyMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up. c=${plan.concurrency}: ${plan.concurrency} clients in a closed loop for ${plan.throughputMs / 1000} s after ${plan.warmupMs / 1000} s of warm-up; CPU ms/req is the CPU time of the target's process tree over that run divided by its requests, and the next column the part of it spent on the target's main thread (its event loop; the rest is its other threads, such as the gateway's store worker and V8's GC helpers, and child processes such as LiteLLM's workers). On ${os.cpus().length} cores shared by the load generator, the upstream and the target, throughput at c=${plan.concurrency} follows the target's whole CPU per request, not its main thread alone. The load generator is undici in the bench process; the target and the upstream each run in their own process.`,
+    bench.pairedLatency?.length
+      ? `The added p50 and p99 targets at c=1 are judged on alternating windows instead: each gateway mode ran beside the Node ceiling, ${bench.pairedLatency[0]!.gateway.p50.length} c=1 windows of ${bench.pairedLatency[0]!.windowMs / 1000} s each alternated between them (which went first alternated too), every window paired with direct requests as above, and the figure is the median of the windows (\`bench/paired-latency.ts\`); the single windows of the tables below are shown beside it.`
+      : '',
     '',
     pairedSection(bench),
     formatSection(bench, 'openai'),

@@ -22,6 +22,7 @@ import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.t
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { measurePipeline } from './measure-pipeline.ts';
 import { measurePaired, type PairedResult } from './paired.ts';
+import { measurePairedLatency, type PairedLatencyResult } from './paired-latency.ts';
 import { forkTs, ROOT, threadCpuMs, treeCpuMs, treeRss, WORK } from './processes.ts';
 import { profileGateway } from './profile-run.ts';
 import {
@@ -115,6 +116,9 @@ const plan: Plan = quick
 
 /** Alternating c=64 windows for the ratios (full runs only); one pair's ratio moves by ±0.1 here. */
 const PAIRED = { rounds: 7, windowMs: 3000, windowWarmupMs: 1000, warmupMs: 2000, concurrency: 64 };
+
+/** Alternating c=1 windows for the added latency (full runs only): a 99th percentile needs a few thousand requests a window. */
+const PAIRED_LATENCY = { rounds: 7, windowMs: 4000, windowWarmupMs: 500, warmupMs: 2000, clusterSettleMs: 1500 };
 
 const scale = Number(option('scale') ?? 1);
 if (scale !== 1) {
@@ -315,12 +319,16 @@ async function main(): Promise<number> {
   const results: TargetResult[] = [];
   let profile: BenchResults['profile'] = null;
   let paired: PairedResult[] = [];
+  let pairedLatency: PairedLatencyResult[] = [];
   let pipeline: PipelineResults | null = null;
   let sustained: SustainedPhase | null = null;
   try {
     const direct = await upstreamTarget({ url: upstreamUrl, pid: upstream.child.pid }).start(context);
     for (const target of targets) results.push(await measureTarget(target, context, direct));
     if (!quick) paired = await measurePaired(targets, results, context, PAIRED, log, errors);
+    if (!quick) {
+      pairedLatency = await measurePairedLatency(targets, results, direct, context, PAIRED_LATENCY, log, errors);
+    }
     if (withSustained) sustained = await sustainedPhase(context, quick, errors);
     if (withProfile && (!only || only.includes('gateway'))) {
       try {
@@ -345,6 +353,7 @@ async function main(): Promise<number> {
     plan,
     targets: results,
     paired,
+    pairedLatency,
     sustained,
     pipeline,
     profile,
