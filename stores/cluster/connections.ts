@@ -5,16 +5,17 @@
  * (the outbox, the in-memory replica) and a long retry only delays it.
  */
 import { type ClickHouseClient, createClient as createClickHouseClient } from '@clickhouse/client';
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka as KafkaClient } from 'kafkajs';
 import { createClient as createRedisClient } from 'redis';
 import type { ClusterSettings } from '../../platform/storage-settings.ts';
 import { addedColumns, schemaStatements } from './clickhouse-schema.ts';
 import { identifier, stringLiteral } from './clickhouse-sql.ts';
+import { Kafka, logLevel } from './kafka-client.ts';
 import type { Redis } from './redis-keys.ts';
 
 export type { ClusterSettings };
 
-export function connectKafka(settings: ClusterSettings, clientId: string): Kafka {
+export function connectKafka(settings: ClusterSettings, clientId: string): KafkaClient {
   return new Kafka({
     clientId,
     brokers: settings.kafkaBrokers.split(',').map((broker) => broker.trim()),
@@ -27,7 +28,7 @@ export function connectKafka(settings: ClusterSettings, clientId: string): Kafka
 }
 
 export async function ensureTopics(
-  kafka: Kafka,
+  kafka: KafkaClient,
   topics: { entity: string; traffic: string },
   retentionHours: number,
 ): Promise<void> {

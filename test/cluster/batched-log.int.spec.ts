@@ -23,6 +23,7 @@ import {
   ensureTopics,
   migrateClickHouse,
 } from '../../stores/cluster/connections.ts';
+import { kafkaChecksum } from '../../stores/cluster/kafka-client.ts';
 import { KafkaEventLog, type TopicNames, topicNames } from '../../stores/cluster/kafka-event-log.ts';
 import { Outbox } from '../../stores/cluster/outbox.ts';
 import { rebuildCluster } from '../../stores/cluster/rebuild.ts';
@@ -163,6 +164,8 @@ describe.skipIf(services === null)('the event log in both message formats', () =
   }
 
   it('projects old and batched messages exactly once, and a rebuild reproduces the totals', async () => {
+    // The broker checks every batch's CRC-32C: these appends also prove the native sum kafkajs was given.
+    expect(kafkaChecksum).toBe('native');
     const issued = newEvent('token.issued', {
       tokenId,
       userId: 'u1',
