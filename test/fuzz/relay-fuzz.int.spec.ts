@@ -1,8 +1,9 @@
 /**
  * Property-based fuzzing of the two relay endpoints with malformed and hostile bodies and headers:
- * wrong types, any JSON at all, huge strings, deep nesting, 129 tools, invalid UTF-8, wrong content
- * types, bad keys, and bodies over the configured limit. Every answer is a 4xx in the endpoint's own
- * error shape (never a 5xx), the gateway keeps serving, and the heap stays bounded.
+ * wrong types, any JSON at all, huge strings, deep nesting, invalid UTF-8, wrong content types, bad
+ * keys, and bodies over the configured limit. Every answer is a 4xx in the endpoint's own error shape
+ * (never a 5xx), the gateway keeps serving, and the heap stays bounded. (129 tools:
+ * relay-tool-count.int.spec.ts.)
  * Outcome counts go to test/artifacts/fuzz-report/relay.json.
  */
 import fc from 'fast-check';
@@ -10,12 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
 import { deeplyNested, heapMb, type RawResponse, rawRequest, Tally } from './fuzz-support.ts';
+import { type Endpoint, endpoints, expectErrorShape, keyHeaders, validBody } from './relay-support.ts';
 
 const RUNS = 150;
 const BODY_LIMIT = 4096;
-
-type Endpoint = '/v1/chat/completions' | '/v1/messages';
-const endpoints: Endpoint[] = ['/v1/chat/completions', '/v1/messages'];
 
 let harness: Harness;
 let key: string;
@@ -36,32 +35,8 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-function validBody(endpoint: Endpoint): Record<string, unknown> {
-  return endpoint === '/v1/messages'
-    ? { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }
-    : { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
-}
-
 function headersFor(endpoint: Endpoint, extra: Record<string, string> = {}): Record<string, string> {
-  return endpoint === '/v1/messages'
-    ? { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01', ...extra }
-    : { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...extra };
-}
-
-/** The endpoint's own error shape: OpenAI `{error:{message,type,param,code}}`, Anthropic `{type:'error',error:{type,message}}`. */
-function expectErrorShape(endpoint: Endpoint, response: RawResponse): void {
-  expect(response.json, response.text.slice(0, 300)).toBeTypeOf('object');
-  if (endpoint === '/v1/messages') {
-    expect(response.json.type).toBe('error');
-    expect(response.json.error.type).toBeTypeOf('string');
-    expect(response.json.error.message).toBeTypeOf('string');
-  } else {
-    expect(Object.keys(response.json)).toEqual(['error']);
-    expect(response.json.error.message).toBeTypeOf('string');
-    expect(response.json.error.type).toBeTypeOf('string');
-    expect(response.json.error).toHaveProperty('param');
-    expect(response.json.error).toHaveProperty('code');
-  }
+  return keyHeaders(endpoint, key, extra);
 }
 
 async function send(
@@ -238,47 +213,6 @@ describe.each(endpoints)('fuzzing %s', (endpoint) => {
       { numRuns: 40 },
     );
   });
-
-  // OpenAI documents at most 128 tools; the Messages API documents no limit, so there the gateway relays
-  // them and the upstream decides (the fake upstream accepts): never a 5xx either way.
-  it(
-    endpoint === '/v1/chat/completions'
-      ? 'refuses 129 tools with 400'
-      : 'relays 129 tools (no limit in the Messages API)',
-    async () => {
-      const tools =
-        endpoint === '/v1/messages'
-          ? Array.from({ length: 129 }, (_, index) => ({ name: `t${index}`, input_schema: { type: 'object' } }))
-          : Array.from({ length: 129 }, (_, index) => ({ type: 'function', function: { name: `t${index}` } }));
-      const big = await startHarness();
-      try {
-        const console = new ConsoleClient(big.baseUrl);
-        await console.register('fuzz-tools@example.com');
-        const bigKey = (await console.createToken('tools')).key;
-        const headers: Record<string, string> =
-          endpoint === '/v1/messages'
-            ? { 'content-type': 'application/json', 'x-api-key': bigKey, 'anthropic-version': '2023-06-01' }
-            : { 'content-type': 'application/json', authorization: `Bearer ${bigKey}` };
-        const response = await rawRequest(
-          big.baseUrl,
-          'POST',
-          endpoint,
-          headers,
-          JSON.stringify({ ...validBody(endpoint), tools }),
-        );
-        tally.record('129 tools', response.status);
-        if (endpoint === '/v1/chat/completions') {
-          expect(response.status, response.text).toBe(400);
-          expectErrorShape(endpoint, response);
-          expect(big.upstream.requests).toHaveLength(0);
-        } else {
-          expect(response.status).toBe(200);
-        }
-      } finally {
-        await big.stop();
-      }
-    },
-  );
 
   it('refuses invalid UTF-8 anywhere in the body with a 400 in the shape of the endpoint', async () => {
     const invalidSequences = fc.constantFrom(
