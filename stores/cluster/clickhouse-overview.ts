@@ -91,7 +91,7 @@ export async function readOverview(
   const days = granularity === 'day' && !isUtc(query.tz) ? dayBucketsIn(query.tz!) : null;
   const bucket = granularity === 'day' && days === null ? 'toUInt32(toStartOfDay(hour))' : 'toUInt32(hour)';
   const keyOrder = query.top_keys_by === 'cost' ? 'cost_nano_usd DESC, ' : '';
-  const [series, byToken, p95] = await Promise.all([
+  const [series, byToken, histogram] = await Promise.all([
     textRows(
       `SELECT ${bucket} AS bucket, model, ${seriesSums}
        FROM ${source.series} GROUP BY bucket, model ORDER BY bucket, model`,
@@ -100,14 +100,17 @@ export async function readOverview(
       `SELECT token_id, ${perKeySums} FROM ${source.tokens} AND token_id != '' GROUP BY token_id
        ORDER BY ${keyOrder}prompt_tokens + completion_tokens DESC, calls DESC, token_id LIMIT 10`,
     ),
-    source.histogram
-      ? histogramPercentile(rows, source.histogram)
-      : completeHistogramPercentile(rows, source.perKeyHistogram!, () =>
-          rawPercentile(rows, db, query, alignedFrom, to),
-        ),
+    source.histogram ? summedHistogram(rows, source.histogram) : perKeyHistogram(rows, source.perKeyHistogram!),
   ]);
   const rowsRead = seriesRowsOf(series);
   const folded = foldSeries(days ? foldIntoDays(rowsRead, days) : rowsRead);
+  // The per-key rows of hours from before the histograms existed hold none: their counts fall short of
+  // the calls the series (read from the same rows) counted, and the raw rows answer instead.
+  const calls = rowsRead.reduce((sum, row) => sum + row.sums.calls, 0);
+  const complete = source.histogram !== null || histogram.counts.reduce((sum, count) => sum + count, 0) === calls;
+  const p95 = complete
+    ? histogramQuantile(histogram.buckets, histogram.counts, 0.95)
+    : await rawPercentile(rows, db, query, alignedFrom, to);
   return {
     from: new Date(alignedFrom).toISOString(),
     to: new Date(to).toISOString(),
@@ -122,27 +125,32 @@ export async function readOverview(
   };
 }
 
-async function histogramPercentile(rows: Rows, source: string): Promise<number | null> {
+interface Histogram {
+  buckets: number[];
+  counts: number[];
+}
+
+/** The histograms of a few thousand all-users rollup rows, summed with `sumMap`. */
+async function summedHistogram(rows: Rows, source: string): Promise<Histogram> {
   const [row] = await rows<{ buckets: number[]; counts: string[] }>(
     `SELECT tupleElement(sumMap(latency_buckets, latency_counts), 1) AS buckets,
        tupleElement(sumMap(latency_buckets, latency_counts), 2) AS counts FROM ${source}`,
   );
-  return row ? histogramQuantile(row.buckets, row.counts.map(Number), 0.95) : null;
+  return { buckets: row?.buckets ?? [], counts: (row?.counts ?? []).map(Number) };
 }
 
-/** The percentile of `usage_hourly` rows' histograms, or `fallback`'s when some rows have none. */
-async function completeHistogramPercentile(
-  rows: Rows,
-  source: string,
-  fallback: () => Promise<number | null>,
-): Promise<number | null> {
-  const [row] = await rows<{ buckets: number[]; counts: string[]; calls: string }>(
-    `SELECT tupleElement(sumMap(latency_buckets, latency_counts), 1) AS buckets,
-       tupleElement(sumMap(latency_buckets, latency_counts), 2) AS counts, sum(calls) AS calls FROM ${source}`,
+/**
+ * The histograms of `usage_hourly` rows, summed per bucket by `ARRAY JOIN` and `GROUP BY`: the busiest
+ * of 10 million requests' users has 7,200 such rows of about 90 buckets each, which `sumMap` merged in
+ * 50–90 ms in ClickHouse 18.16 (most of that user's overview) and this in 33 (docs/performance.md,
+ * "The busiest user's overview").
+ */
+async function perKeyHistogram(rows: Rows, source: string): Promise<Histogram> {
+  const buckets = await rows<{ bucket: number; count: string }>(
+    `SELECT bucket, sum(bucket_count) AS count FROM (SELECT latency_buckets, latency_counts FROM ${source})
+     ARRAY JOIN latency_buckets AS bucket, latency_counts AS bucket_count GROUP BY bucket ORDER BY bucket`,
   );
-  const counts = (row?.counts ?? []).map(Number);
-  if (counts.reduce((sum, count) => sum + count, 0) !== Number(row?.calls ?? 0)) return fallback();
-  return histogramQuantile(row?.buckets ?? [], counts, 0.95);
+  return { buckets: buckets.map((row) => row.bucket), counts: buckets.map((row) => Number(row.count)) };
 }
 
 async function rawPercentile(
