@@ -3,7 +3,7 @@
  * kafkajs, loaded with a native CRC-32C for the record batches it produces. kafkajs sums every batch in
  * JavaScript, a byte at a time: 0.4–0.8 ms of the relay thread for a 150 KB append, the largest part of
  * the pause a Kafka send makes in a cluster node's request handling (docs/performance.md, "A native
- * CRC-32C for Kafka's record batches"). `@node-rs/crc32` does the same sum with the CPU's CRC
+ * CRC-32C, and what the cluster node's c=1 tail is made of now"). `@node-rs/crc32` does the same sum with the CPU's CRC
  * instruction in about a twelfth of the time.
  *
  * kafkajs takes no checksum option: its record batch encoder requires `recordBatch/crc32C` once, when
@@ -17,32 +17,34 @@ import { createRequire, Module } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-/** The CRC-32C of the batches kafkajs encodes: `native`, or kafkajs's own (`javascript`). */
-export let kafkaChecksum: 'native' | 'javascript' = 'javascript';
-/** The function given to kafkajs, when it is the native one (for the tests). */
-export let nativeChecksum: ((buffer: Uint8Array) => number) | null = null;
-
-function installChecksum(): void {
+/**
+ * Puts the native sum where kafkajs's encoder will require its own, and returns it; null when kafkajs
+ * was loaded already or the binary is missing.
+ */
+function installChecksum(): ((buffer: Uint8Array) => number) | null {
   const checksumPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js');
   const encoderPath = require.resolve('kafkajs/src/protocol/recordBatch/v0/index.js');
-  if (require.cache[encoderPath] || require.cache[checksumPath]) return;
+  if (require.cache[encoderPath] || require.cache[checksumPath]) return null;
   let crc32c: (input: Uint8Array) => number;
   try {
     ({ crc32c } = require('@node-rs/crc32') as { crc32c: (input: Uint8Array) => number });
   } catch {
-    return;
+    return null;
   }
+  // kafkajs writes the sum with writeUInt32: an unsigned 32-bit value, as its own function returns.
+  const checksum = (buffer: Uint8Array) => crc32c(buffer) >>> 0;
   const entry = new Module(checksumPath);
   entry.filename = checksumPath;
   entry.loaded = true;
-  // kafkajs writes the sum with writeUInt32: an unsigned 32-bit value, as its own function returns.
-  nativeChecksum = (buffer: Uint8Array) => crc32c(buffer) >>> 0;
-  entry.exports = nativeChecksum;
+  entry.exports = checksum;
   require.cache[checksumPath] = entry;
-  kafkaChecksum = 'native';
+  return checksum;
 }
 
-installChecksum();
+/** The function given to kafkajs, when it is the native one (for the tests). */
+export const nativeChecksum = installChecksum();
+/** The CRC-32C of the batches kafkajs encodes: `native`, or kafkajs's own (`javascript`). */
+export const kafkaChecksum: 'native' | 'javascript' = nativeChecksum ? 'native' : 'javascript';
 
 const kafkajs = require('kafkajs') as typeof import('kafkajs');
 export const { Kafka, logLevel } = kafkajs;

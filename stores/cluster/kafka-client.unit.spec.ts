@@ -6,7 +6,6 @@ const require = createRequire(import.meta.url);
 /** kafkajs's own CRC-32C, by its file: the reference the native sum must equal. */
 const javascriptChecksum = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (buffer: Buffer) => number;
 type RecordBatch = (options: { records: unknown[] }) => Promise<{ buffer: Buffer }>;
-
 type Record = (options: { key: Buffer | null; value: Buffer; offsetDelta: number }) => unknown;
 
 describe('kafkajs with a native CRC-32C', () => {
