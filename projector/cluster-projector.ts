@@ -9,7 +9,9 @@
  * Throughput: the batches of every partition go to one write queue (projection-queue.ts), which
  * writes everything fetched meanwhile at once, while the consumer goes on fetching and parsing: the
  * stores' per-statement cost is paid once for many partitions' batches, and the projector's own CPU
- * work overlaps ClickHouse's. A batch's offsets are committed only after the write holding it, in
+ * work overlaps ClickHouse's. Each batch is encoded for both stores as soon as it is parsed (its
+ * ClickHouse rows as TabSeparated bytes, its usage as the Redis script's keys and arguments), so the
+ * queue holds no parsed events. A batch's offsets are committed only after the write holding it, in
  * the order the writes finish. Writing batches of several partitions together is safe because every
  * write is idempotent and order-free across partitions: Redis documents move only forward, key usage
  * is guarded per request, and the ClickHouse rollups are recomputed with versions taken before they
@@ -18,12 +20,23 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import { decodeLogMessage } from '../contracts/events/log-message.ts';
+import { type TrafficRows, trafficRows } from '../stores/cluster/clickhouse-traffic-rows.ts';
 import type { ClickHouseUsageWriter } from '../stores/cluster/clickhouse-usage-writer.ts';
 import type { TopicNames } from '../stores/cluster/kafka-event-log.ts';
-import type { RedisProjectionWriter } from '../stores/cluster/redis-projection-writer.ts';
+import type { RedisBatch, RedisProjectionWriter } from '../stores/cluster/redis-projection-writer.ts';
 import { ProjectionQueue } from './projection-queue.ts';
 
-/** Events fetched ahead of the write under way (about 30 MB of parsed events at most). */
+/**
+ * A batch as the queue holds it until its write: what it does to each store, made when it is read
+ * (the parsed events are dropped at once; see RedisBatch and TrafficRows).
+ */
+interface PreparedBatch {
+  redis: RedisBatch;
+  /** null when the batch holds no traffic */
+  clickhouse: TrafficRows | null;
+}
+
+/** Events fetched ahead of the write under way (about 15 MB of encoded rows and usage arguments at most). */
 const MAX_QUEUED_EVENTS = 60_000;
 /** Events per write: an insert of about 10 MB of rows for each raw table. */
 const MAX_WRITE_EVENTS = 60_000;
@@ -70,12 +83,12 @@ export class ClusterProjector {
   readonly #pendingCommits = new Map<string, { topic: string; partition: number; offset: string }>();
   #nextCommit: Promise<void> | null = null;
   #lastCommit: Promise<void> = Promise.resolve();
-  readonly #queue: ProjectionQueue;
+  readonly #queue: ProjectionQueue<PreparedBatch>;
 
   constructor(options: ClusterProjectorOptions) {
     this.#options = options;
     this.#queue = new ProjectionQueue(
-      (events) => this.#write(events),
+      (batches) => this.#write(batches),
       MAX_QUEUED_EVENTS,
       MAX_WRITE_EVENTS,
       options.writeIntervalMs ?? LIVE_WRITE_INTERVAL_MS,
@@ -131,14 +144,15 @@ export class ClusterProjector {
   }
 
   /** Writes one group of batches, retrying with backoff while a store is down, until it is stopped. */
-  async #write(events: GatewayEvent[]): Promise<void> {
-    const traffic = events.filter((event) => event.type === 'request.completed' || event.type === 'usage.recorded');
+  async #write(batches: PreparedBatch[]): Promise<void> {
+    const redis = batches.map((batch) => batch.redis);
+    const clickhouse = batches.flatMap((batch) => (batch.clickhouse ? [batch.clickhouse] : []));
     for (let attempt = 0; ; attempt++) {
       try {
         // Independent stores: a failure of either retries both, which is harmless.
         await Promise.all([
-          this.#options.redisWriter.apply(events),
-          traffic.length > 0 ? this.#options.clickhouseWriter.write(traffic) : null,
+          this.#options.redisWriter.applyBatches(redis),
+          clickhouse.length > 0 ? this.#options.clickhouseWriter.writeRows(clickhouse) : null,
         ]);
         return;
       } catch (error) {
@@ -153,17 +167,27 @@ export class ClusterProjector {
   async #eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0 || this.#stopping || !isRunning() || isStale()) return;
     const events = this.#decode(batch);
+    const eventCount = events.length;
     const lastOffset = batch.messages.at(-1)!.offset;
-    const { accepted, written } = this.#queue.enqueue(events);
+    const traffic = events.some((event) => event.type === 'request.completed' || event.type === 'usage.recorded');
+    const prepared: PreparedBatch = {
+      redis: this.#options.redisWriter.batchOf(events),
+      clickhouse: traffic ? trafficRows(events) : null,
+    };
+    const { accepted, written } = this.#queue.enqueue(prepared, eventCount);
     // The next fetch starts from here; the committed offset moves only once the events are written,
     // so a crash or a rebalance before that re-delivers them (and the writes are idempotent).
     resolveOffset(lastOffset);
-    const commit = { topic: batch.topic, partition: batch.partition, offset: String(Number(lastOffset) + 1) };
+    // The closures below outlive the batch's parsing by up to a write: they keep these few values, not
+    // the batch's messages or events.
+    const { topic, partition } = batch;
+    const messageCount = batch.messages.length;
+    const commit = { topic, partition, offset: String(Number(lastOffset) + 1) };
     // The batches of one write finish together and are committed in one request; false when the
     // write was abandoned (the projector stopping), and the batch will be re-delivered.
     const committed = written.then(
       () => {
-        this.#pendingCommits.set(`${batch.topic}\u0000${batch.partition}`, commit);
+        this.#pendingCommits.set(`${topic}\u0000${partition}`, commit);
         return this.#commitPending().then(() => true);
       },
       () => false,
@@ -172,9 +196,9 @@ export class ClusterProjector {
     // Batches are counted one after the other, in the order their writes finish.
     this.#commits = this.#commits.then(async () => {
       if (!(await committed)) return;
-      this.#applied += events.length;
+      this.#applied += eventCount;
       this.#lastBatchAt = Date.now();
-      this.#options.onBatch?.(batch.topic, batch.partition, lastOffset, events.length, batch.messages.length);
+      this.#options.onBatch?.(topic, partition, lastOffset, eventCount, messageCount);
     });
     this.#commits = this.#commits.catch((error: unknown) =>
       this.#options.log?.('offset commit failed; the batch will be re-delivered', { error: String(error) }),

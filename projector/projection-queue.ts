@@ -13,8 +13,6 @@
  * thousand events kept ClickHouse busy on a core that the gateway shares on a small machine. A queue
  * that fills a whole write starts it at once, so catching up is not slowed.
  */
-import type { GatewayEvent } from '../contracts/events/index.ts';
-
 export interface Queued {
   /** resolves once the queue has room again: the caller may fetch more */
   accepted: Promise<void>;
@@ -22,17 +20,19 @@ export interface Queued {
   written: Promise<void>;
 }
 
-interface Entry {
-  events: readonly GatewayEvent[];
+interface Entry<Batch> {
+  batch: Batch;
+  /** its events */
+  size: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-export class ProjectionQueue {
-  readonly #write: (events: GatewayEvent[]) => Promise<void>;
+export class ProjectionQueue<Batch> {
+  readonly #write: (batches: Batch[]) => Promise<void>;
   readonly #maxQueuedEvents: number;
   readonly #maxWriteEvents: number;
-  #queued: Entry[] = [];
+  #queued: Array<Entry<Batch>> = [];
   #queuedEvents = 0;
   #waitingForRoom: Array<() => void> = [];
   #draining: Promise<void> | null = null;
@@ -43,10 +43,10 @@ export class ProjectionQueue {
 
   /**
    * `write` retries on its own until it succeeds or gives up (throws); a write takes whole batches,
-   * up to `maxWriteEvents` events (one batch larger than that goes alone).
+   * up to `maxWriteEvents` events (one batch larger than that goes alone), in the order they came.
    */
   constructor(
-    write: (events: GatewayEvent[]) => Promise<void>,
+    write: (batches: Batch[]) => Promise<void>,
     maxQueuedEvents: number,
     maxWriteEvents: number,
     minWriteIntervalMs = 0,
@@ -57,13 +57,14 @@ export class ProjectionQueue {
     this.#minWriteIntervalMs = minWriteIntervalMs;
   }
 
-  enqueue(events: readonly GatewayEvent[]): Queued {
+  /** Queues a batch of `size` events. */
+  enqueue(batch: Batch, size: number): Queued {
     const written = new Promise<void>((resolve, reject) => {
-      this.#queued.push({ events, resolve, reject });
+      this.#queued.push({ batch, size, resolve, reject });
     });
     // A write abandoned at stop rejects `written`; whoever awaits it handles that, nobody else must.
     written.catch(() => {});
-    this.#queuedEvents += events.length;
+    this.#queuedEvents += size;
     if (this.#queuedEvents >= this.#maxWriteEvents) this.#wake?.();
     this.#draining ??= this.#drain();
     const accepted =
@@ -86,7 +87,7 @@ export class ProjectionQueue {
       this.#lastWriteAt = performance.now();
       const group = this.#take();
       try {
-        await this.#write(group.flatMap((entry) => entry.events));
+        await this.#write(group.map((entry) => entry.batch));
         for (const entry of group) entry.resolve();
       } catch (error) {
         for (const entry of group) entry.reject(error);
@@ -109,11 +110,11 @@ export class ProjectionQueue {
     this.#wake = null;
   }
 
-  #take(): Entry[] {
+  #take(): Array<Entry<Batch>> {
     let events = 0;
     let count = 0;
     while (count < this.#queued.length) {
-      const size = this.#queued[count]!.events.length;
+      const size = this.#queued[count]!.size;
       if (count > 0 && events + size > this.#maxWriteEvents) break;
       events += size;
       count++;

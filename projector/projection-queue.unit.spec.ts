@@ -2,15 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import { ProjectionQueue } from './projection-queue.ts';
 
-/** Stand-ins: the queue only counts and forwards events, it never reads them. */
+/** Stand-ins: the queue only counts and forwards batches, it never reads them; a batch and its size. */
 const events = (count: number, tag: string) =>
-  Array.from({ length: count }, (_, index) => ({ eventId: `${tag}-${index}` }) as unknown as GatewayEvent);
+  [
+    Array.from({ length: count }, (_, index) => ({ eventId: `${tag}-${index}` }) as unknown as GatewayEvent),
+    count,
+  ] as const;
 
 function controlledWrites() {
   const writes: Array<{ ids: string[]; finish: () => void; fail: (error: Error) => void }> = [];
-  const write = (batch: GatewayEvent[]) =>
+  const write = (batches: Array<readonly GatewayEvent[]>) =>
     new Promise<void>((resolve, reject) => {
-      writes.push({ ids: batch.map((event) => event.eventId), finish: resolve, fail: reject });
+      writes.push({ ids: batches.flat().map((event) => event.eventId), finish: resolve, fail: reject });
     });
   return { writes, write };
 }
@@ -21,11 +24,11 @@ describe('ProjectionQueue', () => {
   it('writes the batches handed over together in one write, and the next ones in the following write', async () => {
     const { writes, write } = controlledWrites();
     const queue = new ProjectionQueue(write, 1_000, 1_000);
-    const first = queue.enqueue(events(2, 'a'));
-    const second = queue.enqueue(events(3, 'b'));
+    const first = queue.enqueue(...events(2, 'a'));
+    const second = queue.enqueue(...events(3, 'b'));
     await tick();
     expect(writes.map((entry) => entry.ids.length)).toEqual([5]);
-    const third = queue.enqueue(events(1, 'c'));
+    const third = queue.enqueue(...events(1, 'c'));
     await tick();
     expect(writes).toHaveLength(1); // one write at a time
     writes[0]!.finish();
@@ -40,11 +43,11 @@ describe('ProjectionQueue', () => {
   it('holds the caller back while more than maxQueuedEvents wait, and lets it go when a write takes them', async () => {
     const { writes, write } = controlledWrites();
     const queue = new ProjectionQueue(write, 10, 100);
-    queue.enqueue(events(4, 'a'));
+    queue.enqueue(...events(4, 'a'));
     await tick(); // the write of a is under way
     expect(writes).toHaveLength(1);
     let accepted = false;
-    void queue.enqueue(events(12, 'b')).accepted.then(() => {
+    void queue.enqueue(...events(12, 'b')).accepted.then(() => {
       accepted = true;
     });
     await tick();
@@ -61,9 +64,9 @@ describe('ProjectionQueue', () => {
   it('keeps a write within maxWriteEvents, whole batches only', async () => {
     const { writes, write } = controlledWrites();
     const queue = new ProjectionQueue(write, 1_000, 5);
-    queue.enqueue(events(3, 'a'));
-    queue.enqueue(events(3, 'b'));
-    queue.enqueue(events(7, 'c'));
+    queue.enqueue(...events(3, 'a'));
+    queue.enqueue(...events(3, 'b'));
+    queue.enqueue(...events(7, 'c'));
     await tick();
     writes[0]!.finish();
     await tick();
@@ -77,8 +80,8 @@ describe('ProjectionQueue', () => {
   it('rejects the written promise of every batch of a failed write, so their offsets are not committed', async () => {
     const { writes, write } = controlledWrites();
     const queue = new ProjectionQueue(write, 1_000, 1_000);
-    const first = queue.enqueue(events(1, 'a'));
-    const second = queue.enqueue(events(1, 'b'));
+    const first = queue.enqueue(...events(1, 'a'));
+    const second = queue.enqueue(...events(1, 'b'));
     await tick();
     writes[0]!.fail(new Error('ClickHouse is down'));
     await expect(first.written).rejects.toThrow('ClickHouse is down');
@@ -89,15 +92,15 @@ describe('ProjectionQueue', () => {
   it('under live traffic starts writes at most every minWriteIntervalMs, and what arrives meanwhile joins the next', async () => {
     const { writes, write } = controlledWrites();
     const queue = new ProjectionQueue(write, 1_000, 1_000, 300);
-    queue.enqueue(events(2, 'a'));
+    queue.enqueue(...events(2, 'a'));
     await tick();
     const firstStarted = performance.now();
     writes[0]!.finish();
     await tick();
-    queue.enqueue(events(1, 'b'));
+    queue.enqueue(...events(1, 'b'));
     await tick();
     expect(writes).toHaveLength(1); // the interval has not passed
-    queue.enqueue(events(4, 'c'));
+    queue.enqueue(...events(4, 'c'));
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(writes.map((entry) => entry.ids.length)).toEqual([2, 5]);
     expect(performance.now() - firstStarted).toBeGreaterThanOrEqual(300);
@@ -108,14 +111,14 @@ describe('ProjectionQueue', () => {
   it('starts the next write at once when a whole write is queued (a backlog is not slowed)', async () => {
     const { writes, write } = controlledWrites();
     const queue = new ProjectionQueue(write, 1_000, 5, 60_000);
-    queue.enqueue(events(1, 'a'));
+    queue.enqueue(...events(1, 'a'));
     await tick();
     writes[0]!.finish();
     await tick();
-    queue.enqueue(events(2, 'b'));
+    queue.enqueue(...events(2, 'b'));
     await tick();
     expect(writes).toHaveLength(1);
-    queue.enqueue(events(3, 'c'));
+    queue.enqueue(...events(3, 'c'));
     await tick();
     await tick();
     expect(writes.map((entry) => entry.ids.length)).toEqual([1, 5]);

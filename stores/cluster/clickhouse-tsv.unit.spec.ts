@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tsvBuffers, tsvField, tsvLine, tsvRows, tsvText } from './clickhouse-tsv.ts';
+import { TsvBuffers, tsvBuffers, tsvField, tsvLine, tsvRows, tsvText } from './clickhouse-tsv.ts';
 
 describe('TabSeparated rows for ClickHouse', () => {
   it('escapes the characters the format gives a meaning to, and nothing else', () => {
@@ -21,16 +21,27 @@ describe('TabSeparated rows for ClickHouse', () => {
 describe('tsvBuffers', () => {
   it('encodes lines into buffers of at most the given size, in order, losing none', () => {
     const lines = Array.from({ length: 10 }, (_, index) => `line ${index} é\n`);
-    const buffers = [...tsvBuffers(lines, 64)];
+    const buffers = tsvBuffers(lines, 64);
     expect(Buffer.concat(buffers).toString('utf8')).toBe(lines.join(''));
     expect(buffers.length).toBeGreaterThan(1);
     expect(buffers.every((buffer) => buffer.length <= 64)).toBe(true);
-    expect([...tsvBuffers([])]).toEqual([]);
+    expect(tsvBuffers([])).toEqual([]);
+  });
+
+  it('keeps a mostly empty last buffer as a copy of its size, and takes each line once', () => {
+    const buffers = new TsvBuffers(64 * 1024);
+    buffers.add('a\tb\n');
+    const first = buffers.take();
+    expect(first.map((buffer) => buffer.toString('utf8'))).toEqual(['a\tb\n']);
+    expect(first[0]!.buffer.byteLength).toBeLessThan(64 * 1024);
+    buffers.add('c\n');
+    expect(buffers.take().map((buffer) => buffer.toString('utf8'))).toEqual(['c\n']);
+    expect(buffers.take()).toEqual([]);
   });
 
   it('sends a line longer than a buffer on its own', () => {
     const long = `${'x'.repeat(100)}\n`;
-    const buffers = [...tsvBuffers(['a\n', long, 'b\n'], 64)];
+    const buffers = tsvBuffers(['a\n', long, 'b\n'], 64);
     expect(buffers.map((buffer) => buffer.toString('utf8'))).toEqual(['a\n', long, 'b\n']);
   });
 });

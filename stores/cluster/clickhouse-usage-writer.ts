@@ -3,7 +3,9 @@
  * Writes a batch of traffic events to ClickHouse: raw rows first (deduplicated by request id), then the
  * rollup rows of every (user, hour) the batch touched, recomputed inside ClickHouse (see
  * clickhouse-rollup-sql.ts), then the all-users rollups of the touched hours, then of the touched days.
- * Replaying a batch any number of times converges to the same totals. Per batch: two inserts, for
+ * Replaying a batch any number of times converges to the same totals. The projector hands over the
+ * rows of several batches, encoded when it read them (clickhouse-traffic-rows.ts), and they are written
+ * as one batch. Per batch: two inserts, for
  * recent hours the minute slots, then the rollups level by level, each summed from the level below:
  * the per-key hours, then the per-key and per-user-and-model hours, then the all-users hours and the
  * per-key days, then the all-users days (statements of one level sent at once).
@@ -15,7 +17,7 @@
  */
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
+import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { type BackfillLog, backfillRollups } from './clickhouse-rollup-backfill.ts';
 import {
   chunkTouched,
@@ -36,9 +38,8 @@ import {
   userModelRollupFromKeys,
 } from './clickhouse-rollup-sql.ts';
 import { identifier, stringLiteral } from './clickhouse-sql.ts';
-import { tsvBuffers, tsvLine } from './clickhouse-tsv.ts';
+import { requestColumns, type TrafficRows, touchedOf, trafficRows, usageColumns } from './clickhouse-traffic-rows.ts';
 
-const MINUTE_SECONDS = 60;
 const HOUR_SECONDS = 3600;
 /** Hours starting this long before the current hour, or later, keep minute slots… */
 const SLOTS_KEPT_SECONDS = 3 * HOUR_SECONDS;
@@ -46,94 +47,6 @@ const SLOTS_KEPT_SECONDS = 3 * HOUR_SECONDS;
 const SLOTS_READ_SECONDS = 2 * HOUR_SECONDS;
 
 const seconds = (milliseconds: number) => Math.floor(milliseconds / 1000);
-
-/** The columns of a `requests` row, in the order `requestLine` writes them. */
-const requestColumns = [
-  'request_id',
-  'started_at',
-  'started_at_ms',
-  'user_id',
-  'token_id',
-  'endpoint',
-  'model_requested',
-  'model_served',
-  'channel_id',
-  'stream',
-  'status',
-  'error_type',
-  'error_message',
-  'latency_ms',
-  'first_token_ms',
-  'has_first_token',
-  'client_aborted',
-  'event_id',
-  'client_request_id',
-  'attempts',
-] as const;
-
-function requestLine(body: RequestCompleted['body'], eventId: string, startedAt: number): string {
-  return tsvLine([
-    body.requestId,
-    seconds(startedAt),
-    startedAt,
-    body.userId ?? '',
-    body.tokenId ?? '',
-    body.endpoint,
-    body.modelRequested ?? '',
-    body.modelServed ?? '',
-    body.channelId ?? '',
-    body.stream ? 1 : 0,
-    body.status,
-    body.errorType ?? '',
-    body.errorMessage ?? '',
-    body.latencyMs,
-    body.firstTokenMs ?? 0,
-    body.firstTokenMs === null ? 0 : 1,
-    body.clientAborted ? 1 : 0,
-    eventId,
-    body.clientRequestId ?? '',
-    body.attempts && body.attempts.length > 0 ? JSON.stringify(body.attempts) : '',
-  ]);
-}
-
-/** The columns of a `usage` row, in the order `usageLine` writes them. */
-const usageColumns = [
-  'request_id',
-  'started_at',
-  'user_id',
-  'token_id',
-  'model',
-  'channel_id',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'reasoning_tokens',
-  'estimated',
-  'event_id',
-  'cost_nano_usd',
-  'priced',
-] as const;
-
-function usageLine(body: UsageRecorded['body'], eventId: string, startedAt: number): string {
-  return tsvLine([
-    body.requestId,
-    seconds(startedAt),
-    body.userId,
-    body.tokenId,
-    body.model,
-    body.channelId ?? '',
-    body.promptTokens,
-    body.completionTokens,
-    body.cachedTokens,
-    body.cacheWriteTokens,
-    body.reasoningTokens,
-    body.source === 'estimated' ? 1 : 0,
-    eventId,
-    body.costNanoUsd ?? 0,
-    body.costNanoUsd === null ? 0 : 1,
-  ]);
-}
 
 /** The start (epoch seconds) of the oldest hour whose writes keep minute slots, at `now` (epoch ms). */
 export function slotsKeptFrom(now: number): number {
@@ -170,19 +83,14 @@ export class ClickHouseUsageWriter {
   }
 
   async write(events: readonly GatewayEvent[]): Promise<void> {
-    const requests: string[] = [];
-    const usage: string[] = [];
-    const touched: TouchedHours = new Map();
-    for (const event of events) {
-      if (event.type !== 'request.completed' && event.type !== 'usage.recorded') continue;
-      const startedAt = Date.parse(event.body.startedAt);
-      if (event.type === 'request.completed') requests.push(requestLine(event.body, event.eventId, startedAt));
-      else usage.push(usageLine(event.body, event.eventId, startedAt));
-      const userId = event.body.userId ?? '';
-      const minutes = touched.get(userId) ?? new Set<number>();
-      minutes.add(seconds(startedAt) - (seconds(startedAt) % MINUTE_SECONDS));
-      touched.set(userId, minutes);
-    }
+    await this.writeRows([trafficRows(events)]);
+  }
+
+  /** Writes the rows of several batches (trafficRows) at once, and recomputes what they touched. */
+  async writeRows(batches: readonly TrafficRows[]): Promise<void> {
+    const requests = batches.flatMap((batch) => batch.requests);
+    const usage = batches.flatMap((batch) => batch.usage);
+    const touched = touchedOf(batches);
     await Promise.all([this.#insert('requests', requestColumns, requests), this.#insert('usage', usageColumns, usage)]);
     const keptFrom = this.#slotsKeptFrom();
     // The touched minutes of recent hours first, so that each hour below is summed from complete slots.
@@ -202,12 +110,12 @@ export class ClickHouseUsageWriter {
     return slotsKeptFrom(this.#now());
   }
 
-  async #insert(table: string, columns: readonly [string, ...string[]], rows: readonly string[]): Promise<void> {
+  async #insert(table: string, columns: readonly [string, ...string[]], rows: readonly Buffer[]): Promise<void> {
     if (rows.length > 0)
       await this.#client.insert({
         table: `${this.#database}.${table}`,
         columns: [...columns] as [string, ...string[]],
-        values: Readable.from(tsvBuffers(rows), { objectMode: false }),
+        values: Readable.from(rows, { objectMode: false }),
         format: 'TabSeparated',
       });
   }

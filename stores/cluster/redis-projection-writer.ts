@@ -10,114 +10,8 @@ import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
 import { periodStart, resettingPeriods } from '../../projector/read-models/spend/spend.ts';
 import type { ChangeMessage, Redis, RedisKeys } from './redis-keys.ts';
+import { countUsageScript, putDocumentScript, touchScript } from './redis-projection-scripts.ts';
 import { RedisResponses } from './redis-responses.ts';
-
-/** KEYS: document, index, secondary index key (or ''), old secondary key (or ''); ARGV: json, eventId, id */
-const putDocumentScript = `
-local current = redis.call('GET', KEYS[1])
-if current then
-  local applied = cjson.decode(current)['_eventId']
-  if applied and applied >= ARGV[2] then return 0 end
-end
-if ARGV[1] == '' then
-  redis.call('DEL', KEYS[1])
-  redis.call('SREM', KEYS[2], ARGV[3])
-else
-  redis.call('SET', KEYS[1], ARGV[1])
-  redis.call('SADD', KEYS[2], ARGV[3])
-end
-if KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then redis.call('DEL', KEYS[4]) end
-if KEYS[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
-return 1`;
-
-/**
- * A batch's usage in one script. KEYS: per request, its applied marker, its key's usage hash and its
- * account's spend hash; ARGV: per request, its tokens, its start time, its cost in nano-dollars and
- * the starts of its day, week and month (projector/read-models/spend); last, the marker TTL in
- * seconds. A period's counter restarts at a newer period and ignores an older one, as `addSpend`
- * does. Returns, per request, 1 when it was counted now and 0 when its marker said it already was.
- *
- * The requests counted now are summed in the script first, per usage hash and per spend hash and
- * periods, and each sum written once: a request costs its marker and a few table updates instead of
- * up to eighteen Redis commands, which made Redis the slowest part of a projector write. The sums
- * give what one request at a time gives: a counter ends at its newest period with the costs of that
- * period's requests, whatever their order.
- */
-const countUsageScript = `
-local ttl = ARGV[#ARGV]
-local periods = {'daily', 'weekly', 'monthly'}
-local function spend(key, cost, first)
-  redis.call('HINCRBY', key, 'total:nano', cost)
-  for p = 1, 3 do
-    local start = ARGV[first + p - 1]
-    local current = redis.call('HGET', key, periods[p] .. ':start')
-    if (not current) or current < start then
-      redis.call('HSET', key, periods[p] .. ':start', start, periods[p] .. ':nano', cost)
-    elseif current == start then
-      redis.call('HINCRBY', key, periods[p] .. ':nano', cost)
-    end
-  end
-end
-local used, usedOrder = {}, {}
-local spent, spentOrder = {}, {}
-local function addSpend(key, cost, first)
-  local group = key .. '|' .. ARGV[first] .. '|' .. ARGV[first + 1] .. '|' .. ARGV[first + 2]
-  local sum = spent[group]
-  if sum then sum[2] = sum[2] + cost
-  else
-    spent[group] = {key, cost, first}
-    spentOrder[#spentOrder + 1] = group
-  end
-end
-local counted = {}
-for i = 1, #KEYS, 3 do
-  local n = (i + 2) / 3
-  local a = 6 * (n - 1)
-  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
-    local key = KEYS[i + 1]
-    local sum = used[key]
-    if not sum then
-      sum = {0, ''}
-      used[key] = sum
-      usedOrder[#usedOrder + 1] = key
-    end
-    sum[1] = sum[1] + tonumber(ARGV[a + 1])
-    if ARGV[a + 2] > sum[2] then sum[2] = ARGV[a + 2] end
-    local cost = tonumber(ARGV[a + 3])
-    if cost > 0 then
-      addSpend(key, cost, a + 4)
-      addSpend(KEYS[i + 2], cost, a + 4)
-    end
-    counted[n] = 1
-  else
-    counted[n] = 0
-  end
-end
-for _, key in ipairs(usedOrder) do
-  local sum = used[key]
-  redis.call('HINCRBY', key, 'used', string.format('%d', sum[1]))
-  local last = redis.call('HGET', key, 'lastUsedAt')
-  if (not last) or last < sum[2] then redis.call('HSET', key, 'lastUsedAt', sum[2]) end
-end
-for _, group in ipairs(spentOrder) do
-  local sum = spent[group]
-  spend(sum[1], string.format('%d', sum[2]), sum[3])
-end
-return counted`;
-
-/** KEYS: usage hashes; ARGV: the latest request start of each. Returns 1 per hash it moved forward. */
-const touchScript = `
-local touched = {}
-for i = 1, #KEYS do
-  local last = redis.call('HGET', KEYS[i], 'lastUsedAt')
-  if (not last) or last < ARGV[i] then
-    redis.call('HSET', KEYS[i], 'lastUsedAt', ARGV[i])
-    touched[i] = 1
-  else
-    touched[i] = 0
-  end
-end
-return touched`;
 
 /** Requests per usage script call: one call holds Redis for about a millisecond at most. */
 const USAGE_CHUNK = 500;
@@ -133,6 +27,41 @@ function secondaryKey(collection: string, document: Record<string, unknown> | nu
   return '';
 }
 
+/**
+ * What a batch of events does to Redis, made when the projector reads the batch: the events that are
+ * not traffic as they are, and of the traffic only the keys and arguments of the usage scripts. The
+ * projector holds batches until their write (up to a second under live traffic, a whole write over a
+ * backlog), and holding every parsed traffic event that long made the garbage collector a quarter of
+ * its CPU (docs/performance.md, "The projector's garbage").
+ */
+export interface RedisBatch {
+  /** the events that are not traffic (documents, stored responses), in order */
+  others: GatewayEvent[];
+  /** per request with usage: its marker, usage hash and spend hash keys (USAGE_KEYS each) */
+  usageKeys: string[];
+  /** per request with usage: the usage script's arguments (USAGE_ARGUMENTS each) */
+  usageArguments: string[];
+  /** per request with usage: its token id, its user id, and whether it cost anything */
+  usageTokens: string[];
+  usageUsers: string[];
+  usageSpent: boolean[];
+  /** the latest start of a request of the batch, by the key (token id) it used */
+  latest: Map<string, string>;
+}
+
+/** The value of `key` in `map`, made and kept on first use. */
+function cached<Key, Value>(map: Map<Key, Value>, key: Key, make: () => Value): Value {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+const USAGE_KEYS = 3;
+const USAGE_ARGUMENTS = 6;
+
 export class RedisProjectionWriter {
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
@@ -146,10 +75,69 @@ export class RedisProjectionWriter {
 
   /** Applies events in order; returns the changes it published. */
   async apply(events: readonly GatewayEvent[]): Promise<ChangeMessage[]> {
-    const changes: ChangeMessage[] = [];
-    // Stored responses are read from Redis by id, never from a node's replica: no change to publish.
-    await this.#responses.apply(events);
+    return this.applyBatches([this.batchOf(events)]);
+  }
+
+  /** What `events` do to Redis, for `applyBatches`. */
+  batchOf(events: readonly GatewayEvent[]): RedisBatch {
+    const batch: RedisBatch = {
+      others: [],
+      usageKeys: [],
+      usageArguments: [],
+      usageTokens: [],
+      usageUsers: [],
+      usageSpent: [],
+      latest: new Map(),
+    };
+    // A batch's requests share a few keys and users, and every period starts at a UTC midnight, so
+    // they share a few days' starts: one string each (working the starts out per request, three Date
+    // round trips, was 8% of the projector's CPU).
+    const usageKeyOf = new Map<string, string>();
+    const spendKeyOf = new Map<string, string>();
+    const periodsOfDay = new Map<number, string[]>();
     for (const event of events) {
+      if (event.type === 'request.completed') {
+        const { tokenId, startedAt } = event.body;
+        // A request without tokens still marks its key as used: the latest start per key, once.
+        if (!tokenId) continue;
+        const previous = batch.latest.get(tokenId);
+        if (previous === undefined || previous < startedAt) batch.latest.set(tokenId, startedAt);
+        continue;
+      }
+      if (event.type !== 'usage.recorded') {
+        batch.others.push(event);
+        continue;
+      }
+      const body = event.body;
+      const usageKey = cached(usageKeyOf, body.tokenId, () => this.#keys.usage(body.tokenId));
+      const spendKey = cached(spendKeyOf, body.userId, () => this.#keys.userSpend(body.userId));
+      const startedAtMs = Date.parse(body.startedAt);
+      const starts = cached(periodsOfDay, Math.floor(startedAtMs / DAY_MS), () =>
+        resettingPeriods.map((period) => periodStart(period, startedAtMs)),
+      );
+      batch.usageKeys.push(this.#keys.applied(body.requestId), usageKey, spendKey);
+      batch.usageArguments.push(
+        String(body.promptTokens + body.completionTokens),
+        body.startedAt,
+        String(body.costNanoUsd ?? 0),
+        starts[0]!,
+        starts[1]!,
+        starts[2]!,
+      );
+      batch.usageTokens.push(body.tokenId);
+      batch.usageUsers.push(body.userId);
+      batch.usageSpent.push(Boolean(body.costNanoUsd));
+    }
+    return batch;
+  }
+
+  /** Applies batches (batchOf) in order; returns the changes it published. */
+  async applyBatches(batches: readonly RedisBatch[]): Promise<ChangeMessage[]> {
+    const changes: ChangeMessage[] = [];
+    const others = ([] as GatewayEvent[]).concat(...batches.map((batch) => batch.others));
+    // Stored responses are read from Redis by id, never from a node's replica: no change to publish.
+    await this.#responses.apply(others);
+    for (const event of others) {
       for (const model of documentModels) {
         if (!model.canHandle(event)) continue;
         const collection = model.collection as ChangeMessage['collection'];
@@ -173,7 +161,7 @@ export class RedisProjectionWriter {
         if (applied === 1) changes.push({ collection, id, ...(written && { document: written }) });
       }
     }
-    const { changed, spentUsers } = await this.#applyUsage(events);
+    const { changed, spentUsers } = await this.#applyUsage(batches);
     for (const id of changed) changes.push({ collection: 'usage', id });
     for (const id of spentUsers) changes.push({ collection: 'user-spend', id });
     await this.publish(changes);
@@ -181,92 +169,79 @@ export class RedisProjectionWriter {
   }
 
   /**
-   * A key's usage moves once per request (its marker) and its last use only forward, so the batch's
-   * requests go to Redis together: a few script calls per batch instead of two per request. Returns
-   * the keys whose usage changed.
+   * A key's usage moves once per request (its marker) and its last use only forward, so the batches'
+   * requests go to Redis together: a few script calls instead of two per request. Returns the keys
+   * whose usage changed and the users whose spend did.
    */
-  async #applyUsage(events: readonly GatewayEvent[]): Promise<{ changed: Set<string>; spentUsers: Set<string> }> {
+  async #applyUsage(batches: readonly RedisBatch[]): Promise<{ changed: Set<string>; spentUsers: Set<string> }> {
     const changed = new Set<string>();
     const spentUsers = new Set<string>();
-    const usage = events.flatMap((event) => (event.type === 'usage.recorded' ? [event.body] : []));
-    // Every period starts at a UTC midnight, so a batch's requests share a few days' starts: working
-    // them out per request (three Date round trips) was 8% of the projector's CPU.
-    const periodsOfDay = new Map<number, string[]>();
-    const periodsOf = (startedAtMs: number) => {
-      const day = Math.floor(startedAtMs / DAY_MS);
-      let starts = periodsOfDay.get(day);
-      if (!starts) {
-        starts = resettingPeriods.map((period) => periodStart(period, startedAtMs));
-        periodsOfDay.set(day, starts);
-      }
-      return starts;
-    };
+    // `concat` copies each batch's array in one go; `flatMap` went element by element, and over a
+    // write of 30,000 requests it took 6% of the projector's CPU.
+    const all = <Value>(of: (batch: RedisBatch) => Value[]): Value[] => ([] as Value[]).concat(...batches.map(of));
+    const tokens = all((batch) => batch.usageTokens);
+    const users = all((batch) => batch.usageUsers);
+    const spent = all((batch) => batch.usageSpent);
     const counted = await this.#scriptInChunks(
       countUsageScript,
-      usage,
-      (body) => [this.#keys.applied(body.requestId), this.#keys.usage(body.tokenId), this.#keys.userSpend(body.userId)],
-      (body) => {
-        const startedAtMs = Date.parse(body.startedAt);
-        return [
-          String(body.promptTokens + body.completionTokens),
-          body.startedAt,
-          String(body.costNanoUsd ?? 0),
-          ...periodsOf(startedAtMs),
-        ];
-      },
+      tokens.length,
+      { values: all((batch) => batch.usageKeys), each: USAGE_KEYS },
+      { values: all((batch) => batch.usageArguments), each: USAGE_ARGUMENTS },
       [String(MARKER_TTL_SECONDS)],
     );
-    for (const body of counted) {
-      changed.add(body.tokenId);
-      if (body.costNanoUsd) spentUsers.add(body.userId);
+    for (const index of counted) {
+      changed.add(tokens[index]!);
+      if (spent[index]) spentUsers.add(users[index]!);
     }
-    // A request without tokens still marks its key as used: the latest start per key, once.
     const latest = new Map<string, string>();
-    for (const event of events) {
-      if (event.type !== 'request.completed' || !event.body.tokenId) continue;
-      const previous = latest.get(event.body.tokenId);
-      if (previous === undefined || previous < event.body.startedAt)
-        latest.set(event.body.tokenId, event.body.startedAt);
-    }
+    for (const batch of batches)
+      for (const [tokenId, startedAt] of batch.latest) {
+        const previous = latest.get(tokenId);
+        if (previous === undefined || previous < startedAt) latest.set(tokenId, startedAt);
+      }
+    const touchedTokens = [...latest.keys()];
     const touched = await this.#scriptInChunks(
       touchScript,
-      [...latest.keys()],
-      (tokenId) => [this.#keys.usage(tokenId)],
-      (tokenId) => [latest.get(tokenId)!],
+      touchedTokens.length,
+      { values: touchedTokens.map((tokenId) => this.#keys.usage(tokenId)), each: 1 },
+      { values: [...latest.values()], each: 1 },
     );
-    for (const tokenId of touched) changed.add(tokenId);
+    for (const index of touched) changed.add(touchedTokens[index]!);
     return { changed, spentUsers };
   }
 
   /**
-   * Runs a per-item script over the items, USAGE_CHUNK per call (each item's keys and arguments in
-   * turn, then `trailing`); returns the items the script answered 1 for.
+   * Runs a per-item script over `count` items, USAGE_CHUNK per call (each item's `keys.each` keys and
+   * `values.each` arguments in turn, then `trailing`); returns the indexes of the items the script
+   * answered 1 for.
    */
-  async #scriptInChunks<Item>(
+  async #scriptInChunks(
     script: string,
-    items: readonly Item[],
-    keysOf: (item: Item) => string[],
-    argumentsOf: (item: Item) => string[],
+    count: number,
+    keys: { values: readonly string[]; each: number },
+    values: { values: readonly string[]; each: number },
     trailing: string[] = [],
-  ): Promise<Item[]> {
-    const chunks: Item[][] = [];
-    for (let start = 0; start < items.length; start += USAGE_CHUNK)
-      chunks.push(items.slice(start, start + USAGE_CHUNK));
+  ): Promise<number[]> {
+    const calls: Array<Promise<number[]>> = [];
     // Sent at once (the client pipelines them): Redis still runs one script at a time, but a large
     // batch no longer waits a round trip per chunk. The chunks are independent: each request's
     // marker is its own key, and usage sums and last-use times do not depend on the order.
-    const results = await Promise.all(
-      chunks.map(
-        (chunk) =>
-          this.#redis.eval(script, {
-            keys: chunk.flatMap(keysOf),
-            arguments: [...chunk.flatMap(argumentsOf), ...trailing],
-          }) as Promise<number[]>,
-      ),
-    );
-    const answered: Item[] = [];
-    for (const [chunkIndex, chunk] of chunks.entries())
-      for (const [index, item] of chunk.entries()) if (results[chunkIndex]![index] === 1) answered.push(item);
+    for (let start = 0; start < count; start += USAGE_CHUNK) {
+      const end = Math.min(start + USAGE_CHUNK, count);
+      const callArguments = values.values.slice(start * values.each, end * values.each);
+      for (const value of trailing) callArguments.push(value);
+      calls.push(
+        this.#redis.eval(script, {
+          keys: keys.values.slice(start * keys.each, end * keys.each),
+          arguments: callArguments,
+        }) as Promise<number[]>,
+      );
+    }
+    const results = await Promise.all(calls);
+    const answered: number[] = [];
+    for (const [call, result] of results.entries())
+      for (let index = 0; index < result.length; index++)
+        if (result[index] === 1) answered.push(call * USAGE_CHUNK + index);
     return answered;
   }
 

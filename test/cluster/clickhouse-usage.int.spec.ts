@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
 import { readOverview } from '../../stores/cluster/clickhouse-overview.ts';
+import { trafficRows } from '../../stores/cluster/clickhouse-traffic-rows.ts';
 import { tsvRows } from '../../stores/cluster/clickhouse-tsv.ts';
 import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
 import { ClickHouseUsageWriter, slotsKeptFrom } from '../../stores/cluster/clickhouse-usage-writer.ts';
@@ -158,6 +159,8 @@ describe.skipIf(services === null)('ClickHouse usage tables on a real ClickHouse
     // Redelivered: everything at once, then a slice split differently.
     await writer.write(events);
     await writer.write(events.slice(45, 95));
+    // As the projector writes: the rows of several batches, encoded when they were read, at once.
+    await writer.writeRows(batches.slice(1, 6).map((batch) => trafficRows(batch)));
     await expectExactRollups();
   });
 

@@ -108,6 +108,38 @@ describe.skipIf(services === null)('key usage in Redis', () => {
     expect(usageB['lastUsedAt']).toBe(new Date(Date.UTC(2026, 0, 1, 0, 0, 1199)).toISOString());
   });
 
+  it('applies several batches at once as it applies their events in one batch (the projector’s write)', async () => {
+    const events: GatewayEvent[] = [];
+    // 700 requests over two keys and two users, with costs: the script calls of 500 requests each
+    // cross the batches' boundaries.
+    for (let index = 0; index < 700; index++) {
+      const startedAt = new Date(Date.UTC(2026, 2, 1, 0, 0, index)).toISOString();
+      const [tokenId, userId] = index % 2 === 0 ? ['key-j1', 'user-j1'] : ['key-j2', 'user-j2'];
+      events.push(...requestEvents(`merged-${index}`, tokenId, startedAt, index % 5 === 0 ? 0 : 4, 10, userId));
+    }
+    const cuts = [0, 301, 302, 950, events.length];
+    const batches = cuts.slice(1).map((end, index) => writer.batchOf(events.slice(cuts[index], end)));
+    const changes = await writer.applyBatches(batches);
+    expect(changes.map((change) => `${change.collection}:${change.id}`).sort()).toEqual([
+      'usage:key-j1',
+      'usage:key-j2',
+      'user-spend:user-j1',
+      'user-spend:user-j2',
+    ]);
+    // Replayed batch by batch, as a redelivery after a crash would: nothing counts twice.
+    for (const batch of batches) expect(await writer.applyBatches([batch])).toEqual([]);
+    const counted = 700 - 140;
+    for (const [tokenId, userId, last] of [
+      ['key-j1', 'user-j1', 698],
+      ['key-j2', 'user-j2', 699],
+    ] as const) {
+      const usage = await redis.hGetAll(keys.usage(tokenId));
+      expect(Number(usage['used'])).toBe((counted / 2) * 4);
+      expect(usage['lastUsedAt']).toBe(new Date(Date.UTC(2026, 2, 1, 0, 0, last)).toISOString());
+      expect(Number((await redis.hGetAll(keys.userSpend(userId)))['total:nano'])).toBe((counted / 2) * 10);
+    }
+  });
+
   it('moves a key’s last use forward only, whatever order its requests arrive in', async () => {
     const late = requestEvents('request-late', 'key-c', '2026-02-01T00:00:00.000Z', 5);
     const early = requestEvents('request-early', 'key-c', '2026-01-01T00:00:00.000Z', 0);
