@@ -43,8 +43,10 @@ const MAX_WRITE_EVENTS = 60_000;
 /**
  * Under live traffic a write starts at most this often by default (projection-queue.ts): the overview
  * is up to that much later, and ClickHouse's cost per write (about 240 ms of its CPU on the bench
- * machine, whatever the write holds) is paid once a second instead of back to back. Figures:
- * docs/performance.md, "The cluster beside its servers".
+ * machine, whatever the write holds) is paid once a second instead of back to back. A write that
+ * takes longer than a tenth of this stretches the interval to ten times its length (at most 5 s), so
+ * that loaded stores are written less often. Figures: docs/performance.md, "The cluster beside its
+ * servers" and "The projector's batches kept as bytes".
  */
 export const LIVE_WRITE_INTERVAL_MS = 1_000;
 

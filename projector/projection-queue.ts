@@ -10,8 +10,13 @@
  *
  * Under live traffic (not a backlog) writes start at most every `minWriteIntervalMs`: each write's
  * statements cost ClickHouse about the same whatever it holds, so back-to-back writes of a few
- * thousand events kept ClickHouse busy on a core that the gateway shares on a small machine. A queue
- * that fills a whole write starts it at once, so catching up is not slowed.
+ * thousand events kept ClickHouse busy on a core that the gateway shares on a small machine. When a
+ * write takes longer than a tenth of that interval (the stores are loaded, or share their cores with
+ * the gateway), the next one starts ten times as long as it took after it, up to
+ * LONGEST_INTERVAL_MS: the writes then keep the stores busy at most a tenth of the time, and under
+ * heavy traffic the overview falls a second or two further behind instead of the gateway's goodput
+ * falling (figures: docs/performance.md, "The projector's batches kept as bytes"). A queue that
+ * fills a whole write starts it at once, so catching up is not slowed.
  */
 export interface Queued {
   /** resolves once the queue has room again: the caller may fetch more */
@@ -28,6 +33,11 @@ interface Entry<Batch> {
   reject: (error: unknown) => void;
 }
 
+/** Under live traffic, writes keep the stores busy at most this share of the time (see above). */
+const WRITING_SHARE = 0.1;
+/** The longest wait the writes' duration stretches the interval to. */
+const LONGEST_INTERVAL_MS = 5_000;
+
 export class ProjectionQueue<Batch> {
   readonly #write: (batches: Batch[]) => Promise<void>;
   readonly #maxQueuedEvents: number;
@@ -38,6 +48,8 @@ export class ProjectionQueue<Batch> {
   #draining: Promise<void> | null = null;
   readonly #minWriteIntervalMs: number;
   #lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** How long the last write took, in milliseconds. */
+  #lastWriteMs = 0;
   /** Ends the wait for the interval early: the queue holds a whole write. */
   #wake: (() => void) | null = null;
 
@@ -92,13 +104,18 @@ export class ProjectionQueue<Batch> {
       } catch (error) {
         for (const entry of group) entry.reject(error);
       }
+      this.#lastWriteMs = performance.now() - this.#lastWriteAt;
     }
     this.#draining = null;
   }
 
   /** Waits out the rest of the interval since the last write began, unless a whole write is queued. */
   async #interval(): Promise<void> {
-    const wait = this.#lastWriteAt + this.#minWriteIntervalMs - performance.now();
+    const interval =
+      this.#minWriteIntervalMs === 0
+        ? 0
+        : Math.max(this.#minWriteIntervalMs, Math.min(this.#lastWriteMs / WRITING_SHARE, LONGEST_INTERVAL_MS));
+    const wait = this.#lastWriteAt + interval - performance.now();
     if (wait <= 0 || this.#queuedEvents >= this.#maxWriteEvents) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);

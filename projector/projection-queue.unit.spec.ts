@@ -108,6 +108,30 @@ describe('ProjectionQueue', () => {
     await queue.idle();
   });
 
+  it('starts the next write ten times as long as a slow write took after it, so the writes keep the stores busy a tenth of the time', async () => {
+    const { writes, write } = controlledWrites();
+    const queue = new ProjectionQueue(write, 1_000, 1_000, 50);
+    queue.enqueue(...events(1, 'a'));
+    await tick();
+    const started = performance.now();
+    // A write of 100 ms, twice the interval: the next starts about 1,000 ms after this one.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    writes[0]!.finish();
+    queue.enqueue(...events(1, 'b'));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(writes).toHaveLength(1);
+    while (writes.length < 2) await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+    // A quick write: back to the interval.
+    writes[1]!.finish();
+    await tick();
+    queue.enqueue(...events(1, 'c'));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(writes).toHaveLength(3);
+    writes[2]!.finish();
+    await queue.idle();
+  });
+
   it('starts the next write at once when a whole write is queued (a backlog is not slowed)', async () => {
     const { writes, write } = controlledWrites();
     const queue = new ProjectionQueue(write, 1_000, 5, 60_000);
