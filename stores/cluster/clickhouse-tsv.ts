@@ -90,13 +90,6 @@ export class TsvBuffers {
   }
 }
 
-/** `lines` encoded by TsvBuffers. */
-export function tsvBuffers(lines: readonly string[], bufferBytes?: number): Buffer[] {
-  const buffers = new TsvBuffers(bufferBytes);
-  for (const line of lines) buffers.add(line);
-  return buffers.take();
-}
-
 /** What a backslash sequence of ClickHouse's TabSeparated output stands for. */
 const unescapes: Record<string, string> = { b: '\b', f: '\f', r: '\r', n: '\n', t: '\t', '0': '\0' };
 const escaped = /\\(.)/gs;

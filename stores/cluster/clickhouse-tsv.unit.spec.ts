@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { TsvBuffers, tsvBuffers, tsvField, tsvLine, tsvRows, tsvText } from './clickhouse-tsv.ts';
+import { TsvBuffers, tsvField, tsvLine, tsvRows, tsvText } from './clickhouse-tsv.ts';
+
+/** `lines` added one by one, then taken. */
+function tsvBuffers(lines: readonly string[], bufferBytes: number): Buffer[] {
+  const buffers = new TsvBuffers(bufferBytes);
+  for (const line of lines) buffers.add(line);
+  return buffers.take();
+}
 
 describe('TabSeparated rows for ClickHouse', () => {
   it('escapes the characters the format gives a meaning to, and nothing else', () => {
@@ -18,14 +25,14 @@ describe('TabSeparated rows for ClickHouse', () => {
   });
 });
 
-describe('tsvBuffers', () => {
+describe('TsvBuffers', () => {
   it('encodes lines into buffers of at most the given size, in order, losing none', () => {
     const lines = Array.from({ length: 10 }, (_, index) => `line ${index} é\n`);
     const buffers = tsvBuffers(lines, 64);
     expect(Buffer.concat(buffers).toString('utf8')).toBe(lines.join(''));
     expect(buffers.length).toBeGreaterThan(1);
     expect(buffers.every((buffer) => buffer.length <= 64)).toBe(true);
-    expect(tsvBuffers([])).toEqual([]);
+    expect(tsvBuffers([], 64)).toEqual([]);
   });
 
   it('keeps a mostly empty last buffer as a copy of its size, and takes each line once', () => {
