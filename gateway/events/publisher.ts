@@ -139,8 +139,9 @@ export class EventPublisher {
       const waiting = this.#takeSerialized();
       const batch = waiting ? null : this.#queue.slice(0, this.#maxBatch);
       if (batch?.length === 0) return;
-      const early =
-        batch && batch.length < this.#maxBatch ? this.#lastAppendAt + this.#appendIntervalMs - performance.now() : 0;
+      // A full append goes at once; a smaller one waits out the log's interval, serialised or not.
+      const count = waiting ? waiting.count : batch!.length;
+      const early = count < this.#maxBatch ? this.#lastAppendAt + this.#appendIntervalMs - performance.now() : 0;
       if (early > 0) {
         // Too soon after the last append for this log: what is published meanwhile joins this one.
         // The timer keeps the process alive, as the append it stands for would.

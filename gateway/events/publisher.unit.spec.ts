@@ -212,6 +212,31 @@ describe('EventPublisher', () => {
       expect(log.appended).toEqual(names(0, 7));
     });
 
+    it('starts appends no closer together than the log’s interval, the batches cut meanwhile going together', async () => {
+      class PacedLog extends SerializingLog {
+        readonly appendIntervalMs = 40;
+        readonly starts: number[] = [];
+        override appendSerialized(batches: readonly Uint8Array[]): Promise<void> {
+          this.starts.push(performance.now());
+          return super.appendSerialized(batches);
+        }
+      }
+      const log = new PacedLog();
+      const publisher = new EventPublisher(log, { maxDelayMs: 1 });
+      for (let index = 0; index < 100; index++) {
+        publisher.publish(event(index));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await publisher.close();
+      expect(log.appended).toEqual(names(0, 100));
+      const gaps = log.starts.slice(1).map((start, index) => start - log.starts[index]!);
+      // Timers fire up to a millisecond early on some platforms.
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(39);
+      expect(log.starts.length).toBeGreaterThan(1);
+      // Cut at every flush (a few milliseconds apart), several batches to an append.
+      expect(log.serialized.length).toBeGreaterThan(2 * log.starts.length);
+    });
+
     it('cuts what one flush takes into serialised batches of at most serializedBatch events', async () => {
       const log = new SerializingLog();
       const publisher = new EventPublisher(log, { serializedBatch: 3, maxDelayMs: 2 });
