@@ -2,15 +2,17 @@
  * @module stores/cluster/kafka-event-log
  * Publishes events to Kafka: an idempotent producer, an append's events in a few messages of several
  * events each (which events share a message, and their keys: kafka-messages.ts), so one entity's events
- * stay in one partition, in order. When Kafka cannot take a batch, the batch goes to
+ * stay in one partition, in order. The publisher's batches are printed when it cuts them and joined as
+ * bytes at the append (printed-batches.ts). When Kafka cannot take a batch, the batch goes to
  * the local outbox instead and the caller carries on; while the outbox holds anything, new events
  * queue behind it, and a drainer sends them in order once Kafka answers again.
  */
 import type { Kafka, Producer } from 'kafkajs';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import type { EventLog } from '../ports.ts';
-import { messagesOf, type TopicNames } from './kafka-messages.ts';
+import { messagesOf, type OutgoingMessage, type TopicNames } from './kafka-messages.ts';
 import type { Outbox } from './outbox.ts';
+import { eventsOfPrinted, messagesOfPrinted, printBatch } from './printed-batches.ts';
 
 export type { TopicNames };
 
@@ -94,7 +96,7 @@ export class KafkaEventLog implements EventLog {
     this.#connected = true;
   }
 
-  async #send(events: readonly GatewayEvent[]): Promise<void> {
+  async #send(messages: Map<string, OutgoingMessage[]>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -103,7 +105,7 @@ export class KafkaEventLog implements EventLog {
       );
     });
     try {
-      await Promise.race([this.#sendNow(events), timeout]);
+      await Promise.race([this.#sendNow(messages), timeout]);
       this.#failing = false;
     } catch (error) {
       await this.#replaceProducer();
@@ -113,26 +115,46 @@ export class KafkaEventLog implements EventLog {
     }
   }
 
-  async #sendNow(events: readonly GatewayEvent[]): Promise<void> {
+  async #sendNow(messages: Map<string, OutgoingMessage[]>): Promise<void> {
     await this.#connect();
     await this.#producer.sendBatch({
       acks: -1,
-      topicMessages: [...messagesOf(events, this.#topics)].map(([topic, messages]) => ({ topic, messages })),
+      topicMessages: [...messages].map(([topic, topicMessages]) => ({ topic, messages: topicMessages })),
     });
   }
 
-  async append(events: readonly GatewayEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  append(events: readonly GatewayEvent[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    return this.#append(
+      () => messagesOf(events, this.#topics),
+      () => events,
+    );
+  }
+
+  /** A batch of the publisher's, printed when it was cut (see printed-batches.ts). */
+  serialize(events: readonly GatewayEvent[]): Uint8Array {
+    return printBatch(events);
+  }
+
+  appendSerialized(batches: readonly Uint8Array[]): Promise<void> {
+    if (batches.length === 0) return Promise.resolve();
+    return this.#append(
+      () => messagesOfPrinted(batches, this.#topics),
+      () => eventsOfPrinted(batches),
+    );
+  }
+
+  async #append(messages: () => Map<string, OutgoingMessage[]>, events: () => readonly GatewayEvent[]): Promise<void> {
     if (this.#outbox.size === 0) {
       try {
-        await this.#send(events);
+        await this.#send(messages());
         return;
       } catch (error) {
         this.#reportFailure(error);
       }
     }
     // Durable locally before we return: the events are not lost, only late.
-    this.#outbox.add(events);
+    this.#outbox.add(events());
     void this.drain();
   }
 
@@ -150,7 +172,7 @@ export class KafkaEventLog implements EventLog {
     try {
       while (this.#outbox.size > 0) {
         const { events, through } = this.#outbox.peek(DRAIN_BATCH);
-        await this.#send(events);
+        await this.#send(messagesOf(events, this.#topics));
         this.#outbox.remove(through);
       }
     } catch (error) {

@@ -32,8 +32,13 @@ export interface TopicNames {
   traffic: string;
 }
 
-export interface KafkaMessage {
+/** A message as the producer sends it: printed here, or joined from printed batches (printed-batches.ts). */
+export interface OutgoingMessage {
   key: string | null;
+  value: string | Buffer;
+}
+
+export interface KafkaMessage extends OutgoingMessage {
   value: string;
 }
 
