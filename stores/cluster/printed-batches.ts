@@ -96,28 +96,29 @@ function joined(batches: readonly PrintedBatch[]): Buffer {
   return Buffer.concat(parts);
 }
 
-const bytesOf = (batches: readonly PrintedBatch[]) => batches.reduce((sum, batch) => sum + batch.body.length, 0);
-const countOf = (batches: readonly PrintedBatch[]) => batches.reduce((sum, batch) => sum + batch.count, 0);
-
 /** The messages of an append of printed batches, by topic. */
 export function messagesOfPrinted(batches: readonly Uint8Array[], topics: TopicNames): Map<string, OutgoingMessage[]> {
   const readBack: GatewayEvent[] = [];
   const traffic: OutgoingMessage[] = [];
   let message: PrintedBatch[] = [];
+  let messageEvents = 0;
+  let messageBytes = 0;
   for (const run of runsOf(batches.map(readBatch))) {
-    const bytes = bytesOf(run);
+    const events = run.reduce((sum, batch) => sum + batch.count, 0);
+    const bytes = run.reduce((sum, batch) => sum + batch.body.length, 0);
     if (run.some((batch) => !batch.traffic) || bytes > MESSAGE_BYTES) {
       for (const batch of run) readBack.push(...eventsOf(batch));
       continue;
     }
-    if (
-      message.length > 0 &&
-      (countOf(message) + countOf(run) > MESSAGE_EVENTS || bytesOf(message) + bytes > MESSAGE_BYTES)
-    ) {
+    if (message.length > 0 && (messageEvents + events > MESSAGE_EVENTS || messageBytes + bytes > MESSAGE_BYTES)) {
       traffic.push({ key: null, value: joined(message) });
       message = [];
+      messageEvents = 0;
+      messageBytes = 0;
     }
     message.push(...run);
+    messageEvents += events;
+    messageBytes += bytes;
   }
   if (message.length > 0) traffic.push({ key: null, value: joined(message) });
   const messages = readBack.length > 0 ? messagesOf(readBack, topics) : new Map<string, OutgoingMessage[]>();

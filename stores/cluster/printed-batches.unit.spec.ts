@@ -31,6 +31,12 @@ function printed(events: readonly GatewayEvent[], size: number): Buffer[] {
 
 const requestIdOf = (event: GatewayEvent) => (event.body as { requestId: string }).requestId;
 
+/** No message ends with a request whose other event opens the next message. */
+function expectNoRequestSplit(values: ReadonlyArray<{ events: GatewayEvent[] }>): void {
+  for (let index = 1; index < values.length; index++)
+    expect(requestIdOf(values[index]!.events[0]!)).not.toBe(requestIdOf(values[index - 1]!.events.at(-1)!));
+}
+
 describe('printed traffic', () => {
   it('is joined into one unkeyed message per append when it fits, the events in order', () => {
     const traffic = requests(40);
@@ -52,8 +58,7 @@ describe('printed traffic', () => {
     expect(values.length).toBeGreaterThan(5);
     expect(values.flatMap((value) => value.events)).toEqual(traffic);
     for (const value of values) expect(value.events.length).toBeLessThanOrEqual(MESSAGE_EVENTS + 7);
-    for (let index = 1; index < values.length; index++)
-      expect(requestIdOf(values[index]!.events[0]!)).not.toBe(requestIdOf(values[index - 1]!.events.at(-1)!));
+    expectNoRequestSplit(values);
   });
 
   it('too long for one message is split under the broker’s limit, a request’s events still together', () => {
@@ -64,8 +69,7 @@ describe('printed traffic', () => {
     for (const message of messages) expect(Buffer.byteLength(text(message))).toBeLessThanOrEqual(MESSAGE_BYTES);
     const values = decoded(messages);
     expect(values.flatMap((value) => value.events)).toEqual(traffic);
-    for (let index = 1; index < values.length; index++)
-      expect(requestIdOf(values[index]!.events[0]!)).not.toBe(requestIdOf(values[index - 1]!.events.at(-1)!));
+    expectNoRequestSplit(values);
   });
 
   it('reads back as the same events for the outbox', () => {
