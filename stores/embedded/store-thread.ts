@@ -6,7 +6,7 @@
  * fails, which the event publisher retries, and a new worker is started on the same file.
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { log } from '../../platform/log.ts';
 import { PROJECT_ROOT } from '../../platform/project-root.ts';
@@ -15,11 +15,16 @@ import type { LookupChange } from './engine.ts';
 import { setThreadPriority } from './thread-priority.ts';
 import { deserializeError, type StoreCall, type WorkerMessage } from './worker-protocol.ts';
 
-/** From source (tsx, tests) the worker is the .ts module, started through a loader; from the bundle, its built twin. */
+/**
+ * From source (tsx, tests) the worker is the .ts module, started through a loader; from the bundle, its
+ * built twin in the same bundle: this module is bundled into a file one level below the bundle's root
+ * (`gateway/main.js` or `chunks/…`). Taken from the checkout's `dist/` instead, a copy of a bundle
+ * started beside another (a build compared with the one before it) ran the other's worker.
+ */
 const fromSource = import.meta.url.endsWith('.ts');
 const WORKER_ENTRY = fromSource
   ? path.join(PROJECT_ROOT, 'stores/embedded/store-worker.ts')
-  : path.join(PROJECT_ROOT, 'dist/stores/embedded/store-worker.js');
+  : path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'stores/embedded/store-worker.js');
 const WORKER_FILE = fromSource ? path.join(PROJECT_ROOT, 'scripts/typescript-worker.mjs') : WORKER_ENTRY;
 
 function applyChanges(lookups: MemoryLookups, changes: readonly LookupChange[]): void {
