@@ -43,11 +43,32 @@ function periodStartMs(period: BudgetPeriod, ms: number): number {
   }
 }
 
+type ResettingPeriod = (typeof resettingPeriods)[number];
+
+/**
+ * The names of the periods holding the last day asked for, kept because nearly every call asks for
+ * today: each cost a projection batch folds in, each budget check. Printing the dates afresh for each
+ * call was a sixth of the store worker's time under load (docs/performance.md, the thirteenth round).
+ */
+let rememberedDay = Number.NaN;
+let rememberedStarts: Record<ResettingPeriod, string> = { daily: '', weekly: '', monthly: '' };
+
+function startsOfDay(ms: number): Record<ResettingPeriod, string> {
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== rememberedDay) {
+    rememberedStarts = {
+      daily: isoDay(periodStartMs('daily', ms)),
+      weekly: isoDay(periodStartMs('weekly', ms)),
+      monthly: isoDay(periodStartMs('monthly', ms)).slice(0, 7),
+    };
+    rememberedDay = day;
+  }
+  return rememberedStarts;
+}
+
 /** The name of the period holding `ms`: what a counter and a ledger account are keyed by. */
 export function periodStart(period: BudgetPeriod, ms: number): string {
-  if (period === 'total') return '';
-  if (period === 'monthly') return isoDay(periodStartMs(period, ms)).slice(0, 7);
-  return isoDay(periodStartMs(period, ms));
+  return period === 'total' ? '' : startsOfDay(ms)[period];
 }
 
 /** When the period holding `ms` ends, in ms; null for `total`, which never resets. */

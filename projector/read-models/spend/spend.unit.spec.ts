@@ -21,6 +21,24 @@ describe('budget periods (UTC calendar)', () => {
     );
     expect(periodEndMs('total', sunday)).toBeNull();
   });
+
+  it('names each period right when the instants asked for move between days, months and back', () => {
+    // The names of the last day asked for are remembered: every change of day must compute them again.
+    const instants = [
+      ['2026-11-29T10:00:00Z', '2026-11-29', '2026-11-23', '2026-11'],
+      ['2026-12-01T00:00:00Z', '2026-12-01', '2026-11-30', '2026-12'],
+      ['2026-11-29T23:59:59.999Z', '2026-11-29', '2026-11-23', '2026-11'],
+      ['1969-12-31T12:00:00Z', '1969-12-31', '1969-12-29', '1969-12'],
+      ['2026-12-01T23:00:00Z', '2026-12-01', '2026-11-30', '2026-12'],
+    ] as const;
+    for (const [iso, day, week, month] of instants) {
+      expect([periodStart('daily', at(iso)), periodStart('weekly', at(iso)), periodStart('monthly', at(iso))]).toEqual([
+        day,
+        week,
+        month,
+      ]);
+    }
+  });
 });
 
 describe('spend counters', () => {
