@@ -93,7 +93,7 @@ describe('embedded rollups, summed per batch', () => {
     const whole = openWriter();
     whole.writer.apply(events.map((event, index) => ({ position: index + 1, event })));
     const single = openWriter();
-    events.forEach((event, index) => single.writer.apply([{ position: index + 1, event }]));
+    for (const [index, event] of events.entries()) single.writer.apply([{ position: index + 1, event }]);
 
     const rows = rollupRows(whole.database);
     // Coordinates that share a coarser table's row (two keys, three models in one day) all reached it.
