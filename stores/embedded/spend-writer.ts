@@ -7,6 +7,7 @@
 import type { UsageRecorded } from '../../contracts/events/index.ts';
 import {
   addSpend,
+  periodStartMs,
   type SpendCounters,
   tokenSpendOwner,
   userSpendOwner,
@@ -69,8 +70,6 @@ export class SqliteSpendWriter {
   }
 }
 
-const DAY_MS = 86_400_000;
-
 export class SpendBatch {
   readonly #writer: SqliteSpendWriter;
   /**
@@ -91,7 +90,7 @@ export class SpendBatch {
   }
 
   countCost(tokenId: string, userId: string, startedAtMs: number, costNanoUsd: number): void {
-    const day = startedAtMs - (((startedAtMs % DAY_MS) + DAY_MS) % DAY_MS);
+    const day = periodStartMs('daily', startedAtMs);
     if (tokenId) this.#add(tokenSpendOwner(tokenId), day, costNanoUsd);
     if (userId) this.#add(userSpendOwner(userId), day, costNanoUsd);
   }

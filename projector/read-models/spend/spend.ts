@@ -26,7 +26,7 @@ function isoDay(ms: number): string {
 }
 
 /** The first instant of the period holding `ms`, in ms since the epoch (0 for `total`). */
-function periodStartMs(period: BudgetPeriod, ms: number): number {
+export function periodStartMs(period: BudgetPeriod, ms: number): number {
   const day = Math.floor(ms / DAY_MS) * DAY_MS;
   switch (period) {
     case 'total':
