@@ -107,7 +107,7 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
 };
 
 /** The version `newEvent` writes; every other type is still at its first. */
-const currentVersion = (type: GatewayEventType) => (type === 'usage.recorded' ? 2 : 1);
+const currentVersion = (type: GatewayEventType) => (type === 'usage.recorded' || type === 'request.completed' ? 2 : 1);
 
 const expected: Record<GatewayEventType, { stream: 'entity' | 'traffic'; key: string; required: string }> = {
   'user.registered': { stream: 'entity', key: 'u1', required: 'email' },
@@ -205,6 +205,27 @@ describe('the union', () => {
     const request = sample('request.completed');
     const body = { ...request.body, userId: null, tokenId: null, modelRequested: null, channelId: null, status: 401 };
     expect(gatewayEventSchema.safeParse({ ...request, body }).success).toBe(true);
+  });
+
+  it('accepts a request carrying its usage, and refuses usage on a request without a user or a key', () => {
+    const request = sample('request.completed');
+    const usage = { ...bodies['usage.recorded'] } as Record<string, unknown>;
+    for (const field of ['requestId', 'userId', 'tokenId', 'channelId', 'model', 'startedAt']) delete usage[field];
+    const body = { ...request.body, usage };
+    expect(gatewayEventSchema.parse({ ...request, body })).toEqual({ ...request, body });
+    expect(gatewayEventSchema.safeParse({ ...request, body: { ...body, tokenId: null } }).success).toBe(false);
+    expect(gatewayEventSchema.safeParse({ ...request, body: { ...body, userId: null } }).success).toBe(false);
+    // the usage's own fields are the request's: a usage body that repeats them is not this contract's
+    expect(gatewayEventSchema.parse({ ...request, body: { ...body, usage: bodies['usage.recorded'] } })).not.toEqual({
+      ...request,
+      body: { ...body, usage: bodies['usage.recorded'] },
+    });
+  });
+
+  it('lifts a version 1 request, written when usage was a second event, to version 2 with no usage', () => {
+    const request = sample('request.completed');
+    expect(upcast({ ...request, version: 1 })).toEqual(request);
+    expect(gatewayEventSchema.safeParse({ ...request, version: 1 }).success).toBe(false);
   });
 });
 

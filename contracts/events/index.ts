@@ -16,12 +16,13 @@ import {
 } from './entity-events.ts';
 import type { EventStream } from './envelope.ts';
 import { responseDeletedV1, responseStoredV1 } from './response-events.ts';
-import { requestCompletedV1, usageRecordedV2 } from './traffic-events.ts';
+import { requestCompletedV2, usageRecordedV2 } from './traffic-events.ts';
 
 export * from './entity-events.ts';
 export * from './envelope.ts';
 export * from './response-events.ts';
 export * from './traffic-events.ts';
+export * from './traffic-facts.ts';
 
 export const gatewayEventSchema = z.discriminatedUnion('type', [
   userRegisteredV1,
@@ -32,7 +33,7 @@ export const gatewayEventSchema = z.discriminatedUnion('type', [
   tokenRevokedV1,
   channelConfiguredV1,
   channelRemovedV1,
-  requestCompletedV1,
+  requestCompletedV2,
   usageRecordedV2,
   responseStoredV1,
   responseDeletedV1,
@@ -59,7 +60,7 @@ export function streamOf(type: GatewayEventType): EventStream {
 
 /**
  * The ordering key: one entity's events stay in order (Kafka partitions by it). Traffic is keyed by
- * request so a request's two events land together.
+ * request so a request's events (two before `request.completed` version 2) land together.
  */
 export function partitionKeyOf(event: GatewayEvent): string {
   switch (event.type) {

@@ -1,6 +1,7 @@
 /**
  * @module contracts/events/traffic-check
- * A hand check of the two events every request writes (`request.completed` v1, `usage.recorded` v2),
+ * A hand check of the traffic events a request writes (`request.completed` v2 with or without its
+ * usage; `usage.recorded` v2, which older releases wrote beside it),
  * for readers of events from outside their process (the cluster projector reads hundreds of thousands
  * a second). zod's parse of each event built a copy of it, and that copy and its garbage were about a
  * tenth of the projector's CPU. This check reads the event in place and answers true only for an event
@@ -11,7 +12,13 @@
  */
 import type { z } from 'zod';
 import type { GatewayEvent } from './index.ts';
-import { requestCompletedV1, upstreamAttemptSchema, usagePriceSchema, usageRecordedV2 } from './traffic-events.ts';
+import {
+  requestCompletedV2,
+  requestUsageSchema,
+  upstreamAttemptSchema,
+  usagePriceSchema,
+  usageRecordedV2,
+} from './traffic-events.ts';
 
 type Value = Record<string, unknown>;
 
@@ -21,9 +28,9 @@ function patternOf(schema: z.ZodType): RegExp {
   return pattern;
 }
 
-const eventIdPattern = patternOf(requestCompletedV1.shape.eventId);
-const timePattern = patternOf(requestCompletedV1.shape.occurredAt);
-const endpoints: ReadonlySet<unknown> = new Set(requestCompletedV1.shape.body.shape.endpoint.options);
+const eventIdPattern = patternOf(requestCompletedV2.shape.eventId);
+const timePattern = patternOf(requestCompletedV2.shape.occurredAt);
+const endpoints: ReadonlySet<unknown> = new Set(requestCompletedV2.shape.body.shape.endpoint.options);
 const priceSources: ReadonlySet<unknown> = new Set(usagePriceSchema.shape.source.options);
 
 /** The keys an object of `shape` always has (its optional ones are counted when present). */
@@ -31,13 +38,14 @@ function requiredKeys(shape: Record<string, z.ZodType>): number {
   return Object.values(shape).filter((field) => field._zod.optin !== 'optional').length;
 }
 
-const requestKeys = requiredKeys(requestCompletedV1.shape.body.shape);
+const requestKeys = requiredKeys(requestCompletedV2.shape.body.shape);
 const usageKeys = requiredKeys(usageRecordedV2.shape.body.shape);
+const requestUsageKeys = requiredKeys(requestUsageSchema.shape);
 const attemptKeys = requiredKeys(upstreamAttemptSchema.shape);
 const priceKeys = requiredKeys(usagePriceSchema.shape);
-const envelopeKeys = requiredKeys(requestCompletedV1.shape);
+const envelopeKeys = requiredKeys(requestCompletedV2.shape);
 // The versions checked are the schemas' own: a new version goes to zod until this check learns it.
-const requestVersion = requestCompletedV1.shape.version.value;
+const requestVersion = requestCompletedV2.shape.version.value;
 const usageVersion = usageRecordedV2.shape.version.value;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -84,7 +92,9 @@ function isAttempt(value: unknown): boolean {
 function isRequestBody(body: Value): boolean {
   const attempts = body['attempts'];
   const clientRequestId = body['clientRequestId'];
-  const optional = (attempts === undefined ? 0 : 1) + (clientRequestId === undefined ? 0 : 1);
+  const usage = body['usage'];
+  const optional =
+    (attempts === undefined ? 0 : 1) + (clientRequestId === undefined ? 0 : 1) + (usage === undefined ? 0 : 1);
   return (
     keyCount(body) === requestKeys + optional &&
     isString(body['requestId']) &&
@@ -103,7 +113,33 @@ function isRequestBody(body: Value): boolean {
     (body['firstTokenMs'] === null || isAmount(body['firstTokenMs'])) &&
     typeof body['clientAborted'] === 'boolean' &&
     (attempts === undefined || (Array.isArray(attempts) && attempts.every(isAttempt))) &&
-    (clientRequestId === undefined || isString(clientRequestId))
+    (clientRequestId === undefined || isString(clientRequestId)) &&
+    (usage === undefined || (isString(body['userId']) && isString(body['tokenId']) && isRequestUsage(usage)))
+  );
+}
+
+/** The token counts and cost shared by a request's usage and a `usage.recorded` body. */
+function hasTokensAndCost(value: Value): boolean {
+  const source = value['source'];
+  const usageRefused = value['usageRefused'];
+  return (
+    isCount(value['promptTokens']) &&
+    isCount(value['completionTokens']) &&
+    isCount(value['cachedTokens']) &&
+    isCount(value['cacheWriteTokens']) &&
+    isCount(value['reasoningTokens']) &&
+    (source === 'upstream' || source === 'estimated') &&
+    (usageRefused === undefined || isString(usageRefused)) &&
+    (value['costNanoUsd'] === null || isCount(value['costNanoUsd'])) &&
+    isPrice(value['price'])
+  );
+}
+
+function isRequestUsage(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    keyCount(value) === requestUsageKeys + (value['usageRefused'] === undefined ? 0 : 1) &&
+    hasTokensAndCost(value)
   );
 }
 
@@ -123,25 +159,15 @@ function isPrice(value: unknown): boolean {
 }
 
 function isUsageBody(body: Value): boolean {
-  const usageRefused = body['usageRefused'];
-  const source = body['source'];
   return (
-    keyCount(body) === usageKeys + (usageRefused === undefined ? 0 : 1) &&
+    keyCount(body) === usageKeys + (body['usageRefused'] === undefined ? 0 : 1) &&
     isString(body['requestId']) &&
     isString(body['userId']) &&
     isString(body['tokenId']) &&
     isNullableString(body['channelId']) &&
     isString(body['model']) &&
     isTime(body['startedAt']) &&
-    isCount(body['promptTokens']) &&
-    isCount(body['completionTokens']) &&
-    isCount(body['cachedTokens']) &&
-    isCount(body['cacheWriteTokens']) &&
-    isCount(body['reasoningTokens']) &&
-    (source === 'upstream' || source === 'estimated') &&
-    (usageRefused === undefined || isString(usageRefused)) &&
-    (body['costNanoUsd'] === null || isCount(body['costNanoUsd'])) &&
-    isPrice(body['price'])
+    hasTokensAndCost(body)
   );
 }
 

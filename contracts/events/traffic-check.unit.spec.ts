@@ -12,7 +12,7 @@ import { upcast } from './upcast.ts';
 const requestCompleted = {
   eventId: '0190b2c4-8f3e-7a11-8000-00000000000a',
   type: 'request.completed',
-  version: 1,
+  version: 2,
   occurredAt: '2026-11-26T10:15:00.123Z',
   body: {
     requestId: '0190b2c4-8f3e-7a11-8000-000000000001',
@@ -70,15 +70,48 @@ const usageRecorded = {
   },
 };
 
-function withoutOptional(event: typeof requestCompleted | typeof usageRecorded): Record<string, unknown> {
+/** A request carrying its usage (version 2): the usage event's counts and cost, without its request's fields. */
+const requestWithUsage = {
+  ...requestCompleted,
+  body: {
+    ...requestCompleted.body,
+    usage: {
+      promptTokens: 21,
+      completionTokens: 10,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      source: 'estimated',
+      usageRefused: 'a count that was not a whole number',
+      costNanoUsd: 41_000,
+      price: usageRecorded.body.price,
+    },
+  },
+};
+
+function withoutOptional(
+  event: typeof requestCompleted | typeof usageRecorded | typeof requestWithUsage,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...event.body };
   delete body['attempts'];
   delete body['clientRequestId'];
   delete body['usageRefused'];
+  if (body['usage']) {
+    const usage: Record<string, unknown> = { ...(body['usage'] as object) };
+    delete usage['usageRefused'];
+    body['usage'] = usage;
+  }
   return { ...event, body };
 }
 
-const samples = [requestCompleted, usageRecorded, withoutOptional(requestCompleted), withoutOptional(usageRecorded)];
+const samples = [
+  requestCompleted,
+  usageRecorded,
+  requestWithUsage,
+  withoutOptional(requestCompleted),
+  withoutOptional(usageRecorded),
+  withoutOptional(requestWithUsage),
+];
 
 describe('the hand check of traffic events', () => {
   it('accepts what the gateway writes, with and without the optional fields, as the schema does', () => {
@@ -88,10 +121,14 @@ describe('the hand check of traffic events', () => {
     }
     const unpriced = { ...usageRecorded, body: { ...usageRecorded.body, costNanoUsd: null, price: null } };
     expect(certainlyValidTraffic(unpriced)).toBe(true);
+    const usage = { ...requestWithUsage.body.usage, costNanoUsd: null, price: null };
+    expect(certainlyValidTraffic({ ...requestWithUsage, body: { ...requestWithUsage.body, usage } })).toBe(true);
   });
 
   it('leaves other types and older versions to the schema', () => {
     expect(certainlyValidTraffic({ ...usageRecorded, version: 1 })).toBe(false);
+    expect(certainlyValidTraffic({ ...requestCompleted, version: 1 })).toBe(false);
+    expect(upcast({ ...requestCompleted, version: 1 })).toEqual(requestCompleted);
     expect(certainlyValidTraffic({ ...requestCompleted, type: 'response.stored' })).toBe(false);
     const old: Record<string, unknown> = { ...withoutOptional(usageRecorded), version: 1 };
     const oldBody = old['body'] as Record<string, unknown>;
@@ -109,6 +146,9 @@ describe('the hand check of traffic events', () => {
           ? Object.keys(body['attempts'][0]).map((key) => ['body', 'attempts', 0, key])
           : []),
         ...(body['price'] ? Object.keys(body['price'] as object).map((key) => ['body', 'price', key]) : []),
+        ...(body['usage'] ? Object.keys(body['usage'] as object).map((key) => ['body', 'usage', key]) : []),
+        ...(body['usage'] ? Object.keys(usageRecorded.body.price).map((key) => ['body', 'usage', 'price', key]) : []),
+        ...(body['usage'] ? [['body', 'usage', 'unknownField']] : []),
       ];
       return [
         ...Object.keys(sample).map((key) => [key]),
@@ -116,6 +156,7 @@ describe('the hand check of traffic events', () => {
         ['body', 'attempts'],
         ['body', 'clientRequestId'],
         ['body', 'usageRefused'],
+        ['body', 'usage'],
         ['body', 'unknownField'],
         ['unknownField'],
         ...nested,

@@ -1,8 +1,11 @@
 /**
  * @module contracts/events/traffic-events
- * One `request.completed` for every request that reached a gateway, refused ones included, and one
- * `usage.recorded` for every request that used tokens. Both carry the request id, so projections can
- * join them and apply each exactly once.
+ * One `request.completed` for every request that reached a gateway, refused ones included, and the
+ * usage of every request that used tokens. Up to version 1 of `request.completed` the usage was a
+ * second event, `usage.recorded`, carrying the request id so that projections could join the two;
+ * since version 2 the request's event carries its usage itself (one event per request: see
+ * traffic-facts.ts for how readers still see the two facts), and `usage.recorded` stays readable
+ * for the logs that hold it.
  */
 import { z } from 'zod';
 import { envelope } from './envelope.ts';
@@ -136,8 +139,45 @@ export const usageRecordedV2 = envelope(
   }),
 );
 
+/**
+ * A request's usage as `request.completed` version 2 carries it: the token counts and cost of
+ * `usage.recorded` version 2, whose other fields are the request's own (`model` is the model
+ * requested, or '' when none was named).
+ */
+export const requestUsageSchema = usageRecordedV2.shape.body.pick({
+  promptTokens: true,
+  completionTokens: true,
+  cachedTokens: true,
+  cacheWriteTokens: true,
+  reasoningTokens: true,
+  source: true,
+  usageRefused: true,
+  costNanoUsd: true,
+  price: true,
+});
+
+/**
+ * Version 2 carries the request's usage, when it used tokens, instead of a second event: the pair
+ * repeated five of the request's fields, and each event cost the store, the broker and the projector
+ * its own envelope, printing, parsing and retry check (measured: docs/performance.md, "One event per
+ * request"). Version 1 events are lifted with no usage: their usage, if any, is a `usage.recorded`.
+ * Usage is recorded only for a request whose key was recognised.
+ */
+export const requestCompletedV2 = envelope(
+  'request.completed',
+  2,
+  requestCompletedV1.shape.body
+    .extend({ usage: requestUsageSchema.optional() })
+    .refine((body) => body.usage === undefined || (body.userId !== null && body.tokenId !== null), {
+      message: 'usage is recorded only for a request with a user and a key',
+      path: ['usage'],
+    }),
+);
+
 export type UpstreamAttempt = z.infer<typeof upstreamAttemptSchema>;
-export type RequestCompleted = z.infer<typeof requestCompletedV1>;
+export type RequestCompletedV1 = z.infer<typeof requestCompletedV1>;
+export type RequestCompleted = z.infer<typeof requestCompletedV2>;
+export type RequestUsage = z.infer<typeof requestUsageSchema>;
 export type UsageRecordedV1 = z.infer<typeof usageRecordedV1>;
 export type UsageRecorded = z.infer<typeof usageRecordedV2>;
 export type UsagePrice = z.infer<typeof usagePriceSchema>;

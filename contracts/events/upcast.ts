@@ -16,6 +16,8 @@ const upcasters: Record<string, Upcaster> = {
     version: 2,
     body: { ...(event['body'] as Record<string, unknown>), costNanoUsd: null, price: null },
   }),
+  // A request recorded when its usage was a second event: the same body, with no usage of its own.
+  'request.completed@1': (event) => ({ ...event, version: 2 }),
 };
 
 /** The types that have an upcaster: every other event is current as read, with no key to build. */

@@ -14,7 +14,7 @@ const currentVersion: { [Type in GatewayEventType]: EventOfType<Type>['version']
   'token.revoked': 1,
   'channel.configured': 1,
   'channel.removed': 1,
-  'request.completed': 1,
+  'request.completed': 2,
   'usage.recorded': 2,
   'response.stored': 1,
   'response.deleted': 1,

@@ -4,6 +4,7 @@
  * SQLite transaction: a crash leaves either the whole batch applied or none of it. In-memory lookups
  * are updated only after the commit.
  */
+import { usageFactOf } from '../../contracts/events/traffic-facts.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
 import type { MemoryLookups } from '../memory-lookups.ts';
 import type { TokenUsage } from '../ports.ts';
@@ -83,7 +84,7 @@ export class SqliteProjectionWriter {
 
   apply(batch: readonly PositionedEvent[]): void {
     if (batch.length === 0) return;
-    const { documents, touchedTokens, spent } = this.#applyBatch(batch);
+    const { documents, touchedTokens, spent } = this.#applyBatch(withUsageFacts(batch));
     for (const { collection, id, body } of documents) this.#lookups.put(collection, id, body);
     for (const tokenId of touchedTokens) this.#lookups.putUsage(tokenId, this.#readUsage(tokenId));
     for (const [owner, counters] of spent) this.#lookups.putSpend(owner, counters);
@@ -112,4 +113,23 @@ export class SqliteProjectionWriter {
       this.#lookups.putUsage(row.token_id, { usedTokens: row.used_tokens, lastUsedAt: row.last_used_at });
     for (const { owner, counters } of this.#spend.all()) this.#lookups.putSpend(owner, counters);
   }
+}
+
+/**
+ * The batch with each request's usage fact after its request, at the same position (see
+ * traffic-facts.ts): the checkpoint moves past a position only with both of its facts applied.
+ */
+function withUsageFacts(batch: readonly PositionedEvent[]): readonly PositionedEvent[] {
+  let facts: PositionedEvent[] | null = null;
+  for (let index = 0; index < batch.length; index++) {
+    const entry = batch[index]!;
+    const usage = usageFactOf(entry.event);
+    if (usage === null) {
+      facts?.push(entry);
+      continue;
+    }
+    facts ??= batch.slice(0, index);
+    facts.push(entry, { position: entry.position, event: usage });
+  }
+  return facts ?? batch;
 }

@@ -6,8 +6,6 @@
  * never a 200 with an empty body). Every one is recorded as failed. Sizes, statuses, encodings and
  * content types are drawn by fast-check. Outcome counts go to test/artifacts/fuzz-report/hostile-upstream.json.
  */
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +15,7 @@ import {
 } from '../fake-upstream/hostile-upstream.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
+import { loggedEvents } from '../support/logged-events.ts';
 import { type RawResponse, rawRequest, Tally } from './fuzz-support.ts';
 
 const REPLY_LIMIT = 1 << 20;
@@ -149,24 +148,18 @@ function expectStreamError(endpoint: Endpoint, response: RawResponse, message: R
   expect(response.text).not.toContain('event: message_stop');
 }
 
-/** The request.completed (and whether a usage.recorded) the gateway logged for the id sent. */
+/** The request.completed (and whether a usage was recorded) the gateway logged for the id sent. */
 async function recorded(requestId: string): Promise<{ completed: any; usage: boolean }> {
   await harness.runtime.publisher.flush();
   await harness.runtime.stores.sync.caughtUp();
-  const database = new Database(path.join(harness.dataDirectory, 'gateway.db'), { readonly: true });
-  try {
-    const rows = database
-      .prepare("SELECT type, payload FROM events WHERE type IN ('request.completed', 'usage.recorded')")
-      .all() as Array<{ type: string; payload: string }>;
-    const events = rows.map((row) => ({ type: row.type, body: JSON.parse(row.payload).body }));
-    const completed = events.find((event) => event.body.clientRequestId === requestId)?.body;
-    const usage = events.some(
-      (event) => event.type === 'usage.recorded' && event.body.requestId === completed?.requestId,
-    );
-    return { completed, usage };
-  } finally {
-    database.close();
-  }
+  const events = loggedEvents(harness.dataDirectory);
+  const completed: any = events.find(
+    (event) => event.type === 'request.completed' && event.body.clientRequestId === requestId,
+  )?.body;
+  const usage = events.some(
+    (event) => event.type === 'usage.recorded' && event.body.requestId === completed?.requestId,
+  );
+  return { completed, usage };
 }
 
 async function expectRecordedFailed(requestId: string, status: number): Promise<void> {

@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAzureApiVersion } from '../../contracts/azure/channel-settings.ts';
-import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { type GatewayEvent, trafficFacts } from '../../contracts/events/index.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness, UPSTREAM_KEY_AZURE } from '../support/gateway-harness.ts';
@@ -44,7 +44,8 @@ beforeAll(async () => {
   const publisher = harness.runtime.publisher;
   const publish = publisher.publish.bind(publisher);
   publisher.publish = (...events) => {
-    published.push(...events);
+    // what the projections apply: a request's usage as a usage.recorded of its own
+    published.push(...trafficFacts(events));
     publish(...events);
   };
 });

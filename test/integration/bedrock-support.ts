@@ -4,7 +4,7 @@
  * one with a Bedrock API key, and one with thinking_to_content.
  */
 import OpenAI from 'openai';
-import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { type GatewayEvent, trafficFacts } from '../../contracts/events/index.ts';
 import { type FakeBedrock, startFakeBedrock } from '../fake-upstream/bedrock-upstream.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
@@ -69,7 +69,8 @@ export async function startBedrockGateway(
   const publisher = harness.runtime.publisher;
   const publish = publisher.publish.bind(publisher);
   publisher.publish = (...events) => {
-    published.push(...events);
+    // what the projections apply: a request's usage as a usage.recorded of its own
+    published.push(...trafficFacts(events));
     publish(...events);
   };
   const console = new ConsoleClient(harness.baseUrl);

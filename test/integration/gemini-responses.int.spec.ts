@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { type GatewayEvent, trafficFacts } from '../../contracts/events/index.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { GEMINI_KEY, type GeminiGateway, startGeminiGateway } from './support/gemini-gateway.ts';
 
@@ -34,7 +34,8 @@ beforeAll(async () => {
   const publisher = gateway.harness.runtime.publisher;
   const publish = publisher.publish.bind(publisher);
   publisher.publish = (...events) => {
-    published.push(...events);
+    // what the projections apply: a request's usage as a usage.recorded of its own
+    published.push(...trafficFacts(events));
     publish(...events);
   };
 });

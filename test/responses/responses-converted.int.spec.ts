@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { type GatewayEvent, trafficFacts } from '../../contracts/events/index.ts';
 import { responsesObjectSchema, responsesStreamEventSchema } from '../../contracts/openai/responses-response.ts';
 import { type ConversionGateway, startConversionGateway } from '../conversion/support/gateway-clients.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
@@ -33,7 +33,8 @@ beforeAll(async () => {
   const publisher = gateway.harness.runtime.publisher;
   const publish = publisher.publish.bind(publisher);
   publisher.publish = (...events) => {
-    published.push(...events);
+    // what the projections apply: a request's usage as a usage.recorded of its own
+    published.push(...trafficFacts(events));
     publish(...events);
   };
 });

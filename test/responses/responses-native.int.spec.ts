@@ -4,7 +4,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayEvent } from '../../contracts/events/index.ts';
+import { type GatewayEvent, trafficFacts } from '../../contracts/events/index.ts';
 import { loadJsonFixture } from '../fake-upstream/fixtures.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness, UPSTREAM_KEY_OPENAI } from '../support/gateway-harness.ts';
@@ -25,7 +25,8 @@ beforeAll(async () => {
   const publisher = harness.runtime.publisher;
   const publish = publisher.publish.bind(publisher);
   publisher.publish = (...events) => {
-    published.push(...events);
+    // what the projections apply: a request's usage as a usage.recorded of its own
+    published.push(...trafficFacts(events));
     publish(...events);
   };
 });

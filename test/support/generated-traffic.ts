@@ -57,8 +57,19 @@ function latencyOf(random: SeededRandom): number {
   return 30_000 + random.next() * 600_000;
 }
 
-/** The two events (or one, for a refused request) of `requests` requests between `start` and `start + spanMs`. */
-export function generatedTraffic(requests: number, start: number, spanMs: number, seed = 7): GatewayEvent[] {
+/**
+ * The two events (or one, for a refused request) of `requests` requests between `start` and `start + spanMs`,
+ * as releases before `request.completed` version 2 logged them; with `oneEventPerRequest`, the same
+ * traffic as the gateway logs it now, each request's usage inside its request's event (no usage can
+ * then come before its request).
+ */
+export function generatedTraffic(
+  requests: number,
+  start: number,
+  spanMs: number,
+  seed = 7,
+  oneEventPerRequest = false,
+): GatewayEvent[] {
   const random = new SeededRandom(seed);
   const events: GatewayEvent[] = [];
   for (let index = 0; index < requests; index++) {
@@ -109,10 +120,23 @@ export function generatedTraffic(requests: number, start: number, spanMs: number
       costNanoUsd: price ? costNanoUsd(price, counts) : null,
       price,
     });
-    events.push(...(random.next() < 0.15 ? [usage, request] : [request, usage]));
+    const usageFirst = random.next() < 0.15;
     const again = random.next();
+    const otherId = again >= 0.03 && again < 0.06 ? newEvent('channel.removed', { channelId: '' }).eventId : '';
+    if (oneEventPerRequest) {
+      const { source, costNanoUsd: cost, price: priced } = usage.body;
+      const merged: RequestCompleted = {
+        ...request,
+        body: { ...request.body, usage: { ...counts, source, costNanoUsd: cost, price: priced } },
+      };
+      events.push(merged);
+      if (again < 0.03) events.push(merged);
+      else if (otherId) events.push({ ...merged, eventId: otherId });
+      continue;
+    }
+    events.push(...(usageFirst ? [usage, request] : [request, usage]));
     if (again < 0.03) events.push(usage);
-    else if (again < 0.06) events.push({ ...request, eventId: newEvent('channel.removed', { channelId: '' }).eventId });
+    else if (otherId) events.push({ ...request, eventId: otherId });
   }
   // A second delivery of a stretch of the log, as a publisher retrying after an unclear failure would.
   return [...events, ...events.slice(Math.floor(events.length / 3), Math.floor(events.length / 3) + 50)];

@@ -5,10 +5,9 @@
  * dropped after the first byte), and the events of each id read back from the SQLite event log.
  */
 import http from 'node:http';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { ConsoleClient } from '../../support/console-client.ts';
 import { type Harness, startHarness } from '../../support/gateway-harness.ts';
+import { loggedEvents } from '../../support/logged-events.ts';
 
 /** The administrator every embedded fault gateway starts with. */
 export const ADMIN = { email: 'faults-admin@example.com', password: 'faults-admin-password' };
@@ -118,38 +117,33 @@ export function sendAndDisconnect(gateway: Gateway, endpoint: Endpoint, requestI
 }
 
 /**
- * request.completed and usage.recorded events per request, from the SQLite event log, keyed by the
- * id the test sent as X-Request-Id (request.completed carries it as clientRequestId; usage.recorded
- * is matched through the gateway's own request id).
+ * request.completed events and usage facts per request, from the SQLite event log, keyed by the id
+ * the test sent as X-Request-Id (request.completed carries it as clientRequestId; a usage fact is
+ * matched through the gateway's own request id). A request's usage is counted as the projections
+ * count it: inside its event since `request.completed` version 2 (test/support/logged-events.ts).
  */
 export function eventCounts(harness: Harness): {
   completed: Map<string, number>;
   usage: Map<string, number>;
   clientAborted: number;
 } {
-  const database = new Database(path.join(harness.dataDirectory, 'gateway.db'), { readonly: true });
-  try {
-    const rows = database
-      .prepare("SELECT type, payload FROM events WHERE type IN ('request.completed', 'usage.recorded')")
-      .all() as Array<{ type: string; payload: string }>;
-    const completed = new Map<string, number>();
-    const usage = new Map<string, number>();
-    let clientAborted = 0;
-    const events = rows.map((row) => ({ type: row.type, body: JSON.parse(row.payload).body }));
-    const sentIdOf = new Map<string, string>();
-    for (const { type, body } of events) {
-      if (type === 'request.completed') sentIdOf.set(body.requestId, body.clientRequestId ?? body.requestId);
-    }
-    for (const { type, body } of events) {
-      const map = type === 'request.completed' ? completed : usage;
-      const id = sentIdOf.get(body.requestId) ?? body.requestId;
-      map.set(id, (map.get(id) ?? 0) + 1);
-      if (type === 'request.completed' && body.clientAborted) clientAborted += 1;
-    }
-    return { completed, usage, clientAborted };
-  } finally {
-    database.close();
+  const completed = new Map<string, number>();
+  const usage = new Map<string, number>();
+  let clientAborted = 0;
+  const events = loggedEvents(harness.dataDirectory).flatMap((event) =>
+    event.type === 'request.completed' || event.type === 'usage.recorded' ? [event] : [],
+  );
+  const sentIdOf = new Map<string, string>();
+  for (const { type, body } of events) {
+    if (type === 'request.completed') sentIdOf.set(body.requestId, body.clientRequestId ?? body.requestId);
   }
+  for (const event of events) {
+    const map = event.type === 'request.completed' ? completed : usage;
+    const id = sentIdOf.get(event.body.requestId) ?? event.body.requestId;
+    map.set(id, (map.get(id) ?? 0) + 1);
+    if (event.type === 'request.completed' && event.body.clientAborted) clientAborted += 1;
+  }
+  return { completed, usage, clientAborted };
 }
 
 export async function settle(harness: Harness): Promise<void> {
