@@ -15,8 +15,8 @@
  */
 import { eventsBehindError, refuseWhenEventsBehind } from './admission.ts';
 
-/** A relayed request publishes two events (request.completed, usage.recorded). */
-const EVENTS_PER_REQUEST = 2;
+/** A relayed request publishes one event (request.completed, with its usage). */
+const EVENTS_PER_REQUEST = 1;
 /** How often waiting requests are looked at while any wait. */
 const RELEASE_EVERY_MS = 2;
 /** How often, and for how long, a queue back to low is watched before the writer's urgency ends. */
@@ -143,7 +143,7 @@ export class BacklogAdmission {
   }
 
   /**
-   * Lets as many go as the room below the soft mark takes (each will publish two events), oldest
+   * Lets as many go as the room below the soft mark takes (each will publish one event), oldest
    * first; refuses those that waited too long.
    */
   #release(): void {

@@ -35,17 +35,17 @@ describe('BacklogAdmission', () => {
     let depth = 250;
     const admission = new BacklogAdmission({ depth: () => depth, limit: 1_000, softLimit: 200 });
     const order: number[] = [];
-    // Each request let go publishes its two events (as a relayed request does when it ends).
+    // Each request let go publishes its event (as a relayed request does when it ends).
     const served = (index: number) => () => {
       order.push(index);
-      depth += 2;
+      depth += 1;
     };
     const held = [0, 1, 2].map((index) => admission.admit()!.then(served(index)));
     expect(admission.waiting).toBe(3);
     await sleep(20);
     expect(order).toEqual([]);
-    // Room for two requests' events (two each) below the mark.
-    depth = 196;
+    // Room for two requests' events (one each) below the mark.
+    depth = 198;
     await sleep(20);
     expect(order).toEqual([0, 1]);
     // A newcomer queues behind the one still waiting, even below the mark.
@@ -58,14 +58,14 @@ describe('BacklogAdmission', () => {
 
   it('refuses with 503 event_log_behind and retry-after when the queue and the waiting reach the hard mark', () => {
     const admission = new BacklogAdmission({ depth: () => 990, limit: 1_000, softLimit: 200 });
-    for (let index = 0; index < 5; index++) void admission.admit()!.catch(() => {});
-    // 990 queued + 5 waiting × 2 events = 1,000: the hard mark.
+    for (let index = 0; index < 10; index++) void admission.admit()!.catch(() => {});
+    // 990 queued + 10 waiting × 1 event = 1,000: the hard mark.
     const refusal = refusalOf(() => admission.admit());
     expect(refusal).toBeInstanceOf(GatewayError);
     expect(refusal.status).toBe(503);
     expect(refusal.code).toBe('event_log_behind');
     expect(refusal.headers).toEqual({ 'retry-after': '1' });
-    expect(admission.waiting).toBe(5);
+    expect(admission.waiting).toBe(10);
   });
 
   it('refuses a request that has waited longer than maxWaitMs', async () => {

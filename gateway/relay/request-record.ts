@@ -1,16 +1,16 @@
 /**
  * @module gateway/relay/request-record
- * What the gateway remembers about one relayed request while it runs, and the two traffic events it
- * becomes when it ends: `request.completed` always, `usage.recorded` when tokens were used, with
- * their cost at the price in force then.
+ * What the gateway remembers about one relayed request while it runs, and the traffic event it becomes
+ * when it ends: `request.completed`, carrying its usage when tokens were used, with their cost at the
+ * price in force then.
  */
 import type {
   ChannelType,
   Endpoint,
   GatewayEvent,
   RequestCompleted,
+  RequestUsage,
   UpstreamAttempt,
-  UsageRecorded,
 } from '../../contracts/events/index.ts';
 import { isoTimePrinter } from '../events/iso-time.ts';
 import { newEvent } from '../events/new-event.ts';
@@ -96,7 +96,10 @@ export class RequestRecord {
     );
   }
 
-  /** @param prices the price book the usage's cost is computed with (none: unpriced) */
+  /**
+   * The request's event (one: see the contract's version 2), in an array for the publisher.
+   * @param prices the price book the usage's cost is computed with (none: unpriced)
+   */
   toEvents(latencyMs = this.elapsedMs(), prices?: PriceBook): GatewayEvent[] {
     const startedAt = printStartedAt(this.startedAt.getTime());
     const occurredAt = printOccurredAt(Date.now());
@@ -120,19 +123,11 @@ export class RequestRecord {
     };
     if (this.attempts.length > 0) completed.attempts = this.attempts;
     if (this.clientRequestId !== null) completed.clientRequestId = this.clientRequestId;
-    const events: GatewayEvent[] = [newEvent('request.completed', completed, occurredAt)];
     const usage = this.usage;
     if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {
-      const model = this.modelRequested ?? '';
       const priced = this.#priced(usage, prices);
       this.costNanoUsd = priced?.costNanoUsd ?? null;
-      const recorded: UsageRecorded['body'] = {
-        requestId: this.requestId,
-        userId: this.userId,
-        tokenId: this.tokenId,
-        channelId: this.channelId,
-        model,
-        startedAt,
+      const recorded: RequestUsage = {
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
         cachedTokens: usage.cachedTokens,
@@ -144,8 +139,8 @@ export class RequestRecord {
       };
       // A refusal matters only if it stood: a later, sound usage of the same reply was counted as sent.
       if (this.usageRefused !== null && this.usageSource === 'estimated') recorded.usageRefused = this.usageRefused;
-      events.push(newEvent('usage.recorded', recorded, occurredAt));
+      completed.usage = recorded;
     }
-    return events;
+    return [newEvent('request.completed', completed, occurredAt)];
   }
 }
