@@ -71,23 +71,8 @@ const usageRecorded = {
 };
 
 /** A request carrying its usage (version 2): the usage event's counts and cost, without its request's fields. */
-const requestWithUsage = {
-  ...requestCompleted,
-  body: {
-    ...requestCompleted.body,
-    usage: {
-      promptTokens: 21,
-      completionTokens: 10,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-      source: 'estimated',
-      usageRefused: 'a count that was not a whole number',
-      costNanoUsd: 41_000,
-      price: usageRecorded.body.price,
-    },
-  },
-};
+const { requestId, userId, tokenId, channelId, model, startedAt, ...usageOfRequest } = usageRecorded.body;
+const requestWithUsage = { ...requestCompleted, body: { ...requestCompleted.body, usage: usageOfRequest } };
 
 function withoutOptional(
   event: typeof requestCompleted | typeof usageRecorded | typeof requestWithUsage,
