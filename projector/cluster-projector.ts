@@ -20,7 +20,7 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import { decodeLogMessage } from '../contracts/events/log-message.ts';
-import { usageFactOf } from '../contracts/events/traffic-facts.ts';
+import { trafficFacts } from '../contracts/events/traffic-facts.ts';
 import { type TrafficRows, trafficRows } from '../stores/cluster/clickhouse-traffic-rows.ts';
 import type { ClickHouseUsageWriter } from '../stores/cluster/clickhouse-usage-writer.ts';
 import type { TopicNames } from '../stores/cluster/kafka-event-log.ts';
@@ -252,12 +252,8 @@ export class ClusterProjector {
         });
       try {
         const decoded = decodeLogMessage(message.value.toString('utf8'));
-        // A request's usage is applied as a fact of its own, as when it was a second event (traffic-facts.ts).
-        for (const event of decoded.events) {
-          events.push(event);
-          const usage = usageFactOf(event);
-          if (usage) events.push(usage);
-        }
+        // A request's usage is applied as a fact of its own, as when it was a second event.
+        for (const event of trafficFacts(decoded.events)) events.push(event);
         for (const { index, error } of decoded.unreadable) skipped(error, index);
       } catch (error) {
         skipped(String(error));

@@ -1,15 +1,16 @@
 /**
- * Cost through the relay, with the official SDKs: each request's `usage.recorded` carries the cost a
- * hand computation gives (config prices over the database's, cache reads and writes at their own
- * rates, both endpoints, a conversion each way, streamed and not), an unknown model is unpriced
- * (null, counted apart), and the overview's total is the exact sum.
+ * Cost through the relay, with the official SDKs: each request's usage (stored inside its
+ * `request.completed`, one event per request; read by the projections as a `usage.recorded` fact)
+ * carries the cost a hand computation gives (config prices over the database's, cache reads and
+ * writes at their own rates, both endpoints, a conversion each way, streamed and not), an unknown
+ * model is unpriced (null, counted apart), and the overview's total is the exact sum.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
-import { loggedEvents } from '../support/logged-events.ts';
+import { loggedEvents, loggedRecords } from '../support/logged-events.ts';
 import { type ScriptedUpstream, startScriptedUpstream } from '../support/scripted-upstream.ts';
 
 const hello = [{ role: 'user' as const, content: 'hi' }];
@@ -118,6 +119,13 @@ describe('the cost of each request', () => {
       else expect(event.body.price?.source).toBe('config');
     }
     expect(byModel).toEqual(expected);
+    // As stored: one event per request, the cost inside the request's own event (README, "Prices and cost").
+    const records = loggedRecords(harness.dataDirectory);
+    expect(records.filter((event) => event.type === 'usage.recorded')).toEqual([]);
+    const costs = records.flatMap((event) => (event.type === 'request.completed' && event.body.usage ? [event] : []));
+    expect(costs.map((event) => event.body.usage?.costNanoUsd).sort()).toEqual(
+      usage.map((event) => (event.type === 'usage.recorded' ? event.body.costNanoUsd : undefined)).sort(),
+    );
 
     const range = `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 3_600_000).toISOString()}`;
     const overview = (await console.call('GET', `/api/usage/overview?${range}`)).body;
