@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { log } from '../../platform/log.ts';
 import { PROJECT_ROOT } from '../../platform/project-root.ts';
+import { letWorkersSizeTheirYoungGeneration } from '../../platform/worker-heap.ts';
 import type { MemoryLookups } from '../memory-lookups.ts';
 import type { LookupChange } from './engine.ts';
 import { setThreadPriority } from './thread-priority.ts';
@@ -66,6 +67,8 @@ export class StoreThread {
 
   /** Starts the worker; resolves once it has opened the file and sent every lookup document. */
   start(): Promise<void> {
+    // Else npm start's --max-semi-space-size for the relay overrides the limit below.
+    letWorkersSizeTheirYoungGeneration();
     const worker = new Worker(WORKER_FILE, {
       workerData: { dataDirectory: this.#dataDirectory, nice: this.#nice, entry: pathToFileURL(WORKER_ENTRY).href },
       // A small young generation: the worker's garbage is short-lived rows and lines, and V8's default
