@@ -7,6 +7,7 @@
  * apart from the ceiling's, moved by more than the limits themselves from one run to the next on this
  * shared machine (docs/performance.md, "Added latency in alternating windows").
  */
+import { type Placement, place, separatedPlacement } from './cpu-placement.ts';
 import { closedLoop } from './load.ts';
 import { median } from './paired.ts';
 import type { BenchContext, RunningTarget, Target } from './targets.ts';
@@ -41,10 +42,36 @@ export interface PairedLatencyResult {
   /** requests measured in the gateway's windows, and those that failed */
   requests: number;
   errors: number;
+  /**
+   * The cluster node's windows, in the same rounds, with its servers on CPUs of their own and the
+   * request's path on the others (cpu-placement.ts), as a deployment keeps them apart; absent on a
+   * machine of one CPU. The figures above are those of every process sharing every CPU.
+   */
+  separated?: { gateway: AddedWindows; ceiling: AddedWindows; requestPath: string; servers: string };
 }
 
 export function medianAdded(windows: AddedWindows): { p50: number; p99: number } {
   return { p50: median(windows.p50), p99: median(windows.p99) };
+}
+
+interface Arrangement {
+  placement: Placement;
+  servers: number[];
+  requestPath: number[];
+  windows: { gateway: AddedWindows; ceiling: AddedWindows };
+}
+
+/** Every process on every CPU (null), or the servers apart from the request's path. */
+function arrange(arrangement: Arrangement | null, placement: Placement, everyone: number[]): void {
+  if (!arrangement) {
+    place(everyone, placement.all);
+    place([process.pid], placement.all, false);
+    return;
+  }
+  place(arrangement.servers, placement.servers);
+  place(arrangement.requestPath, placement.requestPath);
+  // The load generator runs in this process; its children are the targets, placed above.
+  place([process.pid], placement.requestPath, false);
 }
 
 async function window(target: RunningTarget, direct: RunningTarget, plan: LatencyPairPlan) {
@@ -85,19 +112,37 @@ export async function pairedLatency(
       requests: 0,
       errors: 0,
     };
-    const settleMs = gatewayTarget.id === 'gateway-cluster' ? plan.clusterSettleMs : 0;
-    for (let round = 0; round < plan.rounds; round++) {
-      for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
-        const measured = await window(started[index]!, direct, plan);
-        const side = index === 0 ? result.gateway : result.ceiling;
-        side.p50.push(measured.p50);
-        side.p99.push(measured.p99);
-        if (index === 0) {
-          result.requests += measured.result.requests;
-          result.errors += measured.result.errors;
-          if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const isCluster = gatewayTarget.id === 'gateway-cluster';
+    const servers = (started[0]!.companions ?? []).map(({ pid }) => pid);
+    const placement = isCluster && servers.length > 0 ? separatedPlacement() : null;
+    const requestPath = [direct.pid, ...started.map((running) => running.pid)];
+    const arrangements: Array<Arrangement | null> = [null];
+    if (placement) {
+      const separated = { gateway: { p50: [], p99: [] }, ceiling: { p50: [], p99: [] } };
+      result.separated = { ...separated, requestPath: placement.requestPath, servers: placement.servers };
+      arrangements.push({ placement, servers, requestPath, windows: result.separated });
+    }
+    const settleMs = isCluster ? plan.clusterSettleMs : 0;
+    try {
+      for (let round = 0; round < plan.rounds; round++) {
+        for (const arrangement of round % 2 === 0 ? arrangements : [...arrangements].reverse()) {
+          if (placement) arrange(arrangement, placement, [...servers, ...requestPath]);
+          const windows = arrangement?.windows ?? result;
+          for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
+            const measured = await window(started[index]!, direct, plan);
+            const side = index === 0 ? windows.gateway : windows.ceiling;
+            side.p50.push(measured.p50);
+            side.p99.push(measured.p99);
+            if (index === 0) {
+              result.requests += measured.result.requests;
+              result.errors += measured.result.errors;
+              if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+            }
+          }
         }
       }
+    } finally {
+      if (placement) arrange(null, placement, [...servers, ...requestPath]);
     }
     return result;
   } finally {
@@ -131,6 +176,13 @@ export async function measurePairedLatency(
       log(
         `  added p50 ${gateway.p50.toFixed(2)} ms, p99 ${gateway.p99.toFixed(2)} ms (the ceiling: ${reference.p50.toFixed(2)}, ${reference.p99.toFixed(2)}), ${result.errors} failed`,
       );
+      if (result.separated) {
+        const apart = medianAdded(result.separated.gateway);
+        const ceilingApart = medianAdded(result.separated.ceiling);
+        log(
+          `  its servers on CPU ${result.separated.servers}, the request's path on ${result.separated.requestPath}: added p50 ${apart.p50.toFixed(2)} ms, p99 ${apart.p99.toFixed(2)} ms (the ceiling: ${ceilingApart.p50.toFixed(2)}, ${ceilingApart.p99.toFixed(2)})`,
+        );
+      }
       measured.push(result);
       if (result.errors > 0) errors.push(`paired latency of ${target.label}: ${result.errors} failed requests`);
     } catch (error) {
