@@ -54,24 +54,15 @@ export function medianAdded(windows: AddedWindows): { p50: number; p99: number }
   return { p50: median(windows.p50), p99: median(windows.p99) };
 }
 
-interface Arrangement {
-  placement: Placement;
-  servers: number[];
-  requestPath: number[];
-  windows: { gateway: AddedWindows; ceiling: AddedWindows };
-}
+/** Every process on every CPU, or the servers apart from the request's path. */
+type Arrangement = 'shared' | 'separated';
 
-/** Every process on every CPU (null), or the servers apart from the request's path. */
-function arrange(arrangement: Arrangement | null, placement: Placement, everyone: number[]): void {
-  if (!arrangement) {
-    place(everyone, placement.all);
-    place([process.pid], placement.all, false);
-    return;
-  }
-  place(arrangement.servers, placement.servers);
-  place(arrangement.requestPath, placement.requestPath);
+function arrange(arrangement: Arrangement, placement: Placement, servers: number[], requestPath: number[]): void {
+  const apart = arrangement === 'separated';
+  place(servers, apart ? placement.servers : placement.all);
+  place(requestPath, apart ? placement.requestPath : placement.all);
   // The load generator runs in this process; its children are the targets, placed above.
-  place([process.pid], placement.requestPath, false);
+  place([process.pid], apart ? placement.requestPath : placement.all, false);
 }
 
 async function window(target: RunningTarget, direct: RunningTarget, plan: LatencyPairPlan) {
@@ -116,18 +107,23 @@ export async function pairedLatency(
     const servers = (started[0]!.companions ?? []).map(({ pid }) => pid);
     const placement = isCluster && servers.length > 0 ? separatedPlacement() : null;
     const requestPath = [direct.pid, ...started.map((running) => running.pid)];
-    const arrangements: Array<Arrangement | null> = [null];
+    const arrangements: Arrangement[] = ['shared'];
     if (placement) {
-      const separated = { gateway: { p50: [], p99: [] }, ceiling: { p50: [], p99: [] } };
-      result.separated = { ...separated, requestPath: placement.requestPath, servers: placement.servers };
-      arrangements.push({ placement, servers, requestPath, windows: result.separated });
+      const empty = (): AddedWindows => ({ p50: [], p99: [] });
+      result.separated = {
+        gateway: empty(),
+        ceiling: empty(),
+        requestPath: placement.requestPath,
+        servers: placement.servers,
+      };
+      arrangements.push('separated');
     }
     const settleMs = isCluster ? plan.clusterSettleMs : 0;
     try {
       for (let round = 0; round < plan.rounds; round++) {
         for (const arrangement of round % 2 === 0 ? arrangements : [...arrangements].reverse()) {
-          if (placement) arrange(arrangement, placement, [...servers, ...requestPath]);
-          const windows = arrangement?.windows ?? result;
+          if (placement) arrange(arrangement, placement, servers, requestPath);
+          const windows = arrangement === 'separated' ? result.separated! : result;
           for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
             const measured = await window(started[index]!, direct, plan);
             const side = index === 0 ? windows.gateway : windows.ceiling;
@@ -142,7 +138,7 @@ export async function pairedLatency(
         }
       }
     } finally {
-      if (placement) arrange(null, placement, [...servers, ...requestPath]);
+      if (placement) arrange('shared', placement, servers, requestPath);
     }
     return result;
   } finally {

@@ -59,9 +59,10 @@ function pairedLatencyGoal(
   const windowsText = (gateway: AddedWindows, ceiling: AddedWindows) => {
     const windows = gateway[figure];
     const range = `${fixed(Math.min(...windows))}–${fixed(Math.max(...windows))}`;
+    const value = medianAdded(gateway)[figure];
     return {
-      value: medianAdded(gateway)[figure],
-      text: `${fixed(medianAdded(gateway)[figure])} ms (median of ${windows.length} c=1 windows alternating with the Node ceiling's, ${range}) (the Node ceiling in the same pairing: ${fixed(medianAdded(ceiling)[figure])} ms)`,
+      value,
+      text: `${fixed(value)} ms (median of ${windows.length} c=1 windows alternating with the Node ceiling's, ${range}) (the Node ceiling in the same pairing: ${fixed(medianAdded(ceiling)[figure])} ms)`,
     };
   };
   const shared = windowsText(pairing.gateway, pairing.ceiling);
