@@ -129,6 +129,31 @@ function statusesOf(sent: Sent[]): Record<string, number> {
   return statuses;
 }
 
+/**
+ * Waits until every request sent is counted (or two minutes pass), reports the case, and checks the
+ * promise every case keeps: every request answered, none lost, none counted twice.
+ */
+async function settleReportAndCheck(name: string, tokenId: string, sent: Sent[], note?: string): Promise<void> {
+  const ids = sent.map((request) => request.id);
+  const counted = await settleCounts(tokenId, ids, 120_000);
+  const { lost, doubleCounted } = compareCounts(ids, counted);
+  const succeeded = sent.filter((request) => request.ok).length;
+  report.add({
+    case: name,
+    sent: ids.length,
+    succeeded,
+    failed: ids.length - succeeded,
+    healthyUpstream5xx: sent.filter((request) => request.status >= 500 || request.status === 0).length,
+    lost,
+    doubleCounted,
+    statuses: statusesOf(sent),
+    ...(note === undefined ? {} : { note }),
+  });
+  expect(succeeded).toBe(ids.length);
+  expect(lost).toBe(0);
+  expect(doubleCounted).toBe(0);
+}
+
 async function newKey(name: string): Promise<{ key: string; id: string }> {
   const client = new ConsoleClient(node.url!);
   await client.register(`${name}-${run}@example.com`);
@@ -178,23 +203,7 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
       await startServer(services!, 'clickhouse');
     }
     await load.stop();
-    const ids = load.sent.map((request) => request.id);
-    const counted = await settleCounts(tokenId, ids, 120_000);
-    const { lost, doubleCounted } = compareCounts(ids, counted);
-    const succeeded = load.sent.filter((request) => request.ok).length;
-    report.add({
-      case: 'ClickHouse stopped 30 s under traffic',
-      sent: ids.length,
-      succeeded,
-      failed: ids.length - succeeded,
-      healthyUpstream5xx: load.sent.filter((request) => request.status >= 500 || request.status === 0).length,
-      lost,
-      doubleCounted,
-      statuses: statusesOf(load.sent),
-    });
-    expect(succeeded).toBe(ids.length);
-    expect(lost).toBe(0);
-    expect(doubleCounted).toBe(0);
+    await settleReportAndCheck('ClickHouse stopped 30 s under traffic', tokenId, load.sent);
   }, 300_000);
 
   it('Redis stopped for 30 s: known keys keep working; what is refused is counted', async () => {
@@ -229,24 +238,12 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
       await startServer(services!, 'redis');
     }
     await load.stop();
-    const ids = load.sent.map((request) => request.id);
-    const counted = await settleCounts(tokenId, ids, 120_000);
-    const { lost, doubleCounted } = compareCounts(ids, counted);
-    const succeeded = load.sent.filter((request) => request.ok).length;
-    report.add({
-      case: 'Redis stopped 30 s under traffic (known key)',
-      sent: ids.length,
-      succeeded,
-      failed: ids.length - succeeded,
-      healthyUpstream5xx: load.sent.filter((request) => request.status >= 500 || request.status === 0).length,
-      lost,
-      doubleCounted,
-      statuses: statusesOf(load.sent),
-      note: `console during the outage: ${Object.keys(refused).join('; ')}`,
-    });
-    expect(succeeded).toBe(ids.length);
-    expect(lost).toBe(0);
-    expect(doubleCounted).toBe(0);
+    await settleReportAndCheck(
+      'Redis stopped 30 s under traffic (known key)',
+      tokenId,
+      load.sent,
+      `console during the outage: ${Object.keys(refused).join('; ')}`,
+    );
     // What the console refuses during the outage, it refuses clearly (503 store_unavailable), never a 500.
     expect(consoleStatuses).not.toContain(500);
   }, 300_000);
@@ -315,22 +312,6 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
       processes.push(projector);
     }
     await load.stop();
-    const ids = load.sent.map((request) => request.id);
-    const counted = await settleCounts(tokenId, ids, 120_000);
-    const { lost, doubleCounted } = compareCounts(ids, counted);
-    const succeeded = load.sent.filter((request) => request.ok).length;
-    report.add({
-      case: 'projector SIGKILL ×10 under traffic',
-      sent: ids.length,
-      succeeded,
-      failed: ids.length - succeeded,
-      healthyUpstream5xx: load.sent.filter((request) => request.status >= 500 || request.status === 0).length,
-      lost,
-      doubleCounted,
-      statuses: statusesOf(load.sent),
-    });
-    expect(succeeded).toBe(ids.length);
-    expect(lost).toBe(0);
-    expect(doubleCounted).toBe(0);
+    await settleReportAndCheck('projector SIGKILL ×10 under traffic', tokenId, load.sent);
   }, 300_000);
 });
