@@ -16,6 +16,10 @@
  * write is idempotent and order-free across partitions: Redis documents move only forward, key usage
  * is guarded per request, and the ClickHouse rollups are recomputed with versions taken before they
  * read (see clickhouse-usage-writer.ts). Within a partition, batches stay in order.
+ *
+ * kafkajs restarts its consumer after a retriable error, and leaves it stopped after any other: the
+ * projector then starts a new consumer itself (see #restartConsumer), so that a broker restart at an
+ * unlucky moment does not leave a live process that consumes nothing.
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { GatewayEvent } from '../contracts/events/index.ts';
@@ -51,6 +55,10 @@ const MAX_WRITE_EVENTS = 60_000;
  */
 export const LIVE_WRITE_INTERVAL_MS = 1_000;
 
+/** The first new consumer after a crash kafkajs does not recover from starts after this; the next ones later. */
+const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 10_000;
+
 /** see the consumer's `minBytes` below */
 const FETCH_MIN_BYTES = 256 * 1024;
 const FETCH_MAX_WAIT_MS = 250;
@@ -76,7 +84,12 @@ export interface ClusterProjectorOptions {
 
 export class ClusterProjector {
   readonly #options: ClusterProjectorOptions;
-  readonly #consumer: Consumer;
+  #consumer: Consumer;
+  /** New consumers started since the last one joined its group: the backoff of the next restart. */
+  #restarts = 0;
+  #restartTimer: NodeJS.Timeout | null = null;
+  /** Set once a crash is logged, until the consumer joins its group again. */
+  #crashReported = false;
   #applied = 0;
   #lastBatchAt = 0;
   #stopping = false;
@@ -96,8 +109,12 @@ export class ClusterProjector {
       MAX_WRITE_EVENTS,
       options.writeIntervalMs ?? LIVE_WRITE_INTERVAL_MS,
     );
-    this.#consumer = options.kafka.consumer({
-      groupId: options.groupId,
+    this.#consumer = this.#newConsumer();
+  }
+
+  #newConsumer(): Consumer {
+    const consumer = this.#options.kafka.consumer({
+      groupId: this.#options.groupId,
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
       // A batch of up to 4 MiB from each of the six traffic partitions in one fetch (kafkajs caps a
@@ -114,12 +131,27 @@ export class ClusterProjector {
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },
     });
     // Whether the consumer holds partitions: what the projector's health check and start watchdog read.
-    this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => {
+    // A consumer replaced after its crash may still report; only the current one speaks for the projector.
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      if (consumer !== this.#consumer) return;
       this.#joined = true;
+      this.#restarts = 0;
+      this.#crashReported = false;
     });
-    this.#consumer.on(this.#consumer.events.CRASH, () => {
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (consumer !== this.#consumer) return;
       this.#joined = false;
+      const { error, restart } = payload as { error: Error; restart: boolean };
+      // While the broker is down kafkajs crashes and restarts every half second: one line per outage.
+      if (!restart || !this.#crashReported) {
+        this.#options.log?.('projector consumer crashed', { error: `${error.name}: ${error.message}`, restart });
+      }
+      this.#crashReported = true;
+      // Seen when the broker went away while the consumer was finding its group coordinator
+      // ("Failed to find group coordinator", not retriable to kafkajs): nothing would consume again.
+      if (!restart) this.#scheduleRestart();
     });
+    return consumer;
   }
 
   /** True once the consumer has joined its group (and until it crashes). */
@@ -133,17 +165,55 @@ export class ClusterProjector {
   }
 
   async start(): Promise<void> {
-    const { topics } = this.#options;
     // Rollups added after a deployment began are filled from its raw tables before the first batch.
     await this.#options.clickhouseWriter.prepare(this.#options.log);
-    await this.#consumer.connect();
-    await this.#consumer.subscribe({ topics: [topics.entity, topics.traffic], fromBeginning: true });
-    await this.#consumer.run({
+    await this.#run(this.#consumer);
+  }
+
+  async #run(consumer: Consumer): Promise<void> {
+    const { topics } = this.#options;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topics.entity, topics.traffic], fromBeginning: true });
+    await consumer.run({
       eachBatchAutoResolve: false,
       autoCommit: false,
       partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 12,
       eachBatch: (payload) => this.#eachBatch(payload),
     });
+  }
+
+  #scheduleRestart(): void {
+    if (this.#stopping || this.#restartTimer) return;
+    const delay = Math.min(RESTART_DELAY_MS * 2 ** this.#restarts, MAX_RESTART_DELAY_MS);
+    this.#restarts += 1;
+    // Not unref'd: while the consumer is down, this timer is the projector's pending work.
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = null;
+      void this.#restartConsumer();
+    }, delay);
+  }
+
+  /**
+   * Replaces a consumer kafkajs gave up on. The new member resumes from the group's committed offsets,
+   * so batches fetched but not yet committed are delivered again, which the idempotent writes absorb;
+   * a write of the old consumer's batches still under way commits through the new one, or fails to
+   * and leaves them to be delivered again.
+   */
+  async #restartConsumer(): Promise<void> {
+    if (this.#stopping) return;
+    const attempt = this.#restarts;
+    const stopped = this.#consumer;
+    await stopped.disconnect().catch(() => {});
+    if (this.#stopping) return;
+    const consumer = this.#newConsumer();
+    this.#consumer = consumer;
+    try {
+      await this.#run(consumer);
+      this.#options.log?.('projector consumer started again', { attempt });
+    } catch (error) {
+      this.#options.log?.('projector consumer could not start again; retrying', { attempt, error: String(error) });
+      if (consumer === this.#consumer) this.#scheduleRestart();
+    }
   }
 
   /** Writes one group of batches, retrying with backoff while a store is down, until it is stopped. */
@@ -265,6 +335,8 @@ export class ClusterProjector {
   /** Finishes the writes under way and commits them (or abandons them while a store is down), then leaves. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#restartTimer = null;
     await this.#queue.idle();
     await this.#commits;
     await this.#consumer.disconnect();
