@@ -2,7 +2,8 @@
  * Faults of the cluster on real Kafka, ClickHouse and Redis, with gateway nodes and projectors as
  * processes: ClickHouse stopped 30 s under traffic, Redis stopped 30 s (known keys keep working; what is
  * refused is counted), a gateway node killed with SIGKILL under load with a non-empty outbox (restarted
- * on the same DATA_DIR: its outbox is replayed), and the projector killed with SIGKILL ten times.
+ * on the same DATA_DIR: its outbox is replayed), Kafka stopped and started four times in quick
+ * succession, and the projector killed with SIGKILL ten times.
  * Each case reports requests sent, succeeded and failed, and events lost or counted twice (ClickHouse
  * `requests FINAL` by request id). Figures go to test/artifacts/faults/cluster.json.
  *
@@ -300,6 +301,32 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
     expect(outboxCounts.lost).toBe(0);
     expect(outboxCounts.doubleCounted).toBe(0);
     expect(answeredCounts.doubleCounted).toBe(0);
+  }, 300_000);
+
+  it('Kafka stopped and started four times in quick succession under traffic: the projector consumes again each time', async () => {
+    const { key, id: tokenId } = await newKey('kafka-flaps');
+    // Counted as it is said (the output kept is capped): each time the projector replaced its consumer.
+    let replaced = 0;
+    const listen = (data: Buffer) => {
+      replaced += data.toString().split('projector consumer started again').length - 1;
+    };
+    projector.child.stdout!.on('data', listen);
+    const load = traffic(() => [node], key, 'flap');
+    for (let flap = 0; flap < 4; flap += 1) {
+      // Stopped again soon after it came back: while the consumer is finding its group coordinator,
+      // which once left kafkajs's consumer stopped for good ("Failed to find group coordinator").
+      await new Promise((resolve) => setTimeout(resolve, 1_000 + Math.random() * 3_000));
+      await stopServer(services!, 'kafka');
+      await startServer(services!, 'kafka');
+    }
+    await load.stop();
+    projector.child.stdout!.off('data', listen);
+    await settleReportAndCheck(
+      'Kafka stopped and started 4 times in quick succession under traffic',
+      tokenId,
+      load.sent,
+      `the projector started a new consumer ${replaced} times, after crashes kafkajs does not restart from`,
+    );
   }, 300_000);
 
   it('the projector killed with SIGKILL ten times under traffic: totals exact', async () => {
