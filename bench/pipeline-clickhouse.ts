@@ -146,8 +146,6 @@ export interface BenchNamespace {
   version: string;
   overviewDatabase: string;
   liveDatabase: string;
-  /** stops under way, awaited before the namespace is dropped */
-  stopping: Array<Promise<unknown>>;
 }
 
 /**
@@ -177,18 +175,16 @@ export async function inNamespace<Result>(
     const versionRows = (await (
       await clickhouse.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' })
     ).json()) as Array<{ version: string }>;
-    const stopping: Array<Promise<unknown>> = [];
     try {
       const version = versionRows[0]?.version ?? '?';
       return {
-        result: await measure({ settings, clickhouse, version, overviewDatabase, liveDatabase, stopping }),
+        result: await measure({ settings, clickhouse, version, overviewDatabase, liveDatabase }),
         reason: null,
       };
     } catch (error) {
       log(`pipeline: ClickHouse measurement failed: ${String(error)}`);
       throw error;
     } finally {
-      await Promise.allSettled(stopping);
       // BENCH_KEEP_NAMESPACE=1 keeps the data for a closer look at the queries (drop it by hand).
       if (process.env.BENCH_KEEP_NAMESPACE === '1')
         log(`pipeline: kept ClickHouse databases ${name}, ${overviewDatabase}, ${liveDatabase}`);
@@ -201,17 +197,15 @@ export async function inNamespace<Result>(
 
 export async function projectorFigures(
   plan: ClickHousePlan,
-  { settings, clickhouse, stopping }: BenchNamespace,
+  { settings }: BenchNamespace,
   log: (message: string) => void,
   profile?: string,
 ): Promise<ClickHouseProjectorResult> {
   log(`pipeline: ClickHouse projector, ${plan.projectorRequests.toLocaleString('en')} requests`);
   const projector = await measureClickHouseProjector(
     settings,
-    clickhouse,
     plan.projectorRequests,
     plan.projectorSustainSeconds,
-    stopping,
     profile,
   );
   log(
