@@ -35,8 +35,20 @@ export interface ProjectionResult {
   sustainedEventsPerSecond: number;
   sustainedSeconds: number;
   windows: number[];
+  /**
+   * The projector's own CPU (every thread of its process, user and system) per event applied over the
+   * timed span: the part of the machine's work that is the projector's, whatever ran beside it.
+   */
+  cpuMicrosecondsPerEvent: number;
   warnings: number;
   firstWarnings: string[];
+}
+
+/** A point of the timed span: when, how many events were applied by then, and this process's CPU. */
+interface Mark {
+  at: number;
+  applied: number;
+  cpu: NodeJS.CpuUsage;
 }
 
 /** Width of the windows the sustained figure is reported in. */
@@ -53,8 +65,8 @@ async function waitForApplied(
   timeoutMs: number,
 ) {
   const deadline = performance.now() + timeoutMs;
-  let first: { at: number; applied: number } | null = null;
-  const marks: Array<{ at: number; applied: number }> = [];
+  let first: Mark | null = null;
+  const marks: Mark[] = [];
   while (progress().applied < events) {
     if (performance.now() > deadline)
       throw new Error(`the projector applied ${progress().applied} of ${events} events in ${timeoutMs / 1000} s`);
@@ -62,14 +74,14 @@ async function waitForApplied(
     const now = performance.now();
     const applied = progress().applied;
     if (applied > 0 && first === null) {
-      first = { at: now, applied };
+      first = { at: now, applied, cpu: process.cpuUsage() };
       marks.push(first);
     }
     const last = marks.at(-1);
     if (first && last && now - last.at >= WINDOW_MS && marks.length <= sustainMs / WINDOW_MS)
-      marks.push({ at: now, applied });
+      marks.push({ at: now, applied, cpu: process.cpuUsage() });
   }
-  const done = { at: performance.now(), applied: events };
+  const done = { at: performance.now(), applied: events, cpu: process.cpuUsage() };
   // The backlog ran out inside the timed span: its last, partial window ends with the last event.
   if (first && done.at - first.at < sustainMs) marks.push(done);
   return { first: first ?? done, marks, doneAt: done.at };
@@ -112,7 +124,13 @@ export async function projectBacklog(job: ProjectionJob): Promise<ProjectionResu
     return ((mark.applied - previous.applied) * 1000) / (mark.at - previous.at);
   });
   const totalSeconds = (timing.doneAt - start) / 1000;
-  const logged = { warnings: warnings.length, firstWarnings: warnings.slice(0, 3), totalSeconds };
+  const cpuMicroseconds = last.cpu.user + last.cpu.system - first.cpu.user - first.cpu.system;
+  const logged = {
+    warnings: warnings.length,
+    firstWarnings: warnings.slice(0, 3),
+    totalSeconds,
+    cpuMicrosecondsPerEvent: cpuMicroseconds / Math.max(1, last.applied - first.applied),
+  };
   // A backlog that one or two writes drain (a quick run) has no span after its first write worth the
   // name: its figure is then every event over the time from start, joining the group included.
   if (sustainedSeconds * 1000 < WINDOW_MS)

@@ -34,6 +34,8 @@ export interface ClickHouseProjectorResult {
   sustainedSeconds: number;
   /** events per second in each 5 s window of the timed span */
   windows: number[];
+  /** the projector process's CPU per event over the timed span (bench/clickhouse-projector-child.ts) */
+  cpuMicrosecondsPerEvent?: number;
   /** what the projector logged (retried writes, skipped events), and the first few messages */
   warnings?: number;
   firstWarnings?: string[];

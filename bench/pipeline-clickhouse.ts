@@ -209,7 +209,7 @@ export async function projectorFigures(
     profile,
   );
   log(
-    `  publish ${projector.publishEventsPerSecond.toFixed(0)} events/s, project ${projector.sustainedEventsPerSecond.toFixed(0)} events/s over ${projector.sustainedSeconds.toFixed(0)} s (5 s windows: ${projector.windows.map((value) => value.toFixed(0)).join(', ')}; ${projector.totalSeconds.toFixed(1)} s from start; ${projector.warnings ?? 0} warnings)`,
+    `  publish ${projector.publishEventsPerSecond.toFixed(0)} events/s, project ${projector.sustainedEventsPerSecond.toFixed(0)} events/s over ${projector.sustainedSeconds.toFixed(0)} s, ${projector.cpuMicrosecondsPerEvent?.toFixed(1)} µs of its CPU per event (5 s windows: ${projector.windows.map((value) => value.toFixed(0)).join(', ')}; ${projector.totalSeconds.toFixed(1)} s from start; ${projector.warnings ?? 0} warnings)`,
   );
   return projector;
 }
