@@ -61,7 +61,7 @@ function clickhouseRows(result: ClickHousePipelineResult | null, reason: string)
     [
       CLICKHOUSE,
       `projector (Kafka → ClickHouse raw rows and rollups, Redis key usage), sustained over ${fixed(projector.sustainedSeconds ?? 0, 0)} s from its first batch`,
-      `${whole(projector.sustainedEventsPerSecond)} events/s (5 s windows: ${(projector.windows ?? []).map(whole).join(', ')}; all ${count(projector.events)} in ${fixed(projector.totalSeconds, 1)} s from start, joining the consumer group included)`,
+      `${whole(projector.sustainedEventsPerSecond)} events/s (5 s windows: ${(projector.windows ?? []).map(whole).join(', ')}; all ${count(projector.events)} in ${fixed(projector.totalSeconds, 1)} s from start, joining the consumer group included${projector.cpuMicrosecondsPerEvent === undefined ? '' : `; the projector's process ${fixed(projector.cpuMicrosecondsPerEvent, 1)} µs of CPU per event`})`,
     ],
     [
       CLICKHOUSE,
