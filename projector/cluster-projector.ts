@@ -21,7 +21,7 @@
  * projector then starts a new consumer itself (see #restartConsumer), so that a broker restart at an
  * unlucky moment does not leave a live process that consumes nothing.
  */
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import { decodeLogMessage } from '../contracts/events/log-message.ts';
 import { trafficFacts } from '../contracts/events/traffic-facts.ts';
@@ -36,10 +36,19 @@ import { ProjectionQueue } from './projection-queue.ts';
  * (the parsed events are dropped at once; see RedisBatch and TrafficRows).
  */
 interface PreparedBatch {
-  redis: RedisBatch;
-  /** null when the batch holds no traffic */
-  clickhouse: TrafficRows | null;
+  /** a slice's each, in order (see ENCODED_SLICE_EVENTS) */
+  redis: RedisBatch[];
+  /** the slices that hold traffic */
+  clickhouse: TrafficRows[];
 }
+
+/**
+ * A batch's events are encoded for the stores this many at a time, as they are parsed: a fetched batch
+ * holds up to 4 MiB of messages, and its parsed events, all kept until the batch was encoded, outlived
+ * a young-generation collection or two and were copied and promoted; a slice's are dropped before the
+ * next slice is parsed.
+ */
+const ENCODED_SLICE_EVENTS = 1024;
 
 /** Events fetched ahead of the write under way (about 15 MB of encoded rows and usage arguments at most). */
 const MAX_QUEUED_EVENTS = 60_000;
@@ -218,8 +227,8 @@ export class ClusterProjector {
 
   /** Writes one group of batches, retrying with backoff while a store is down, until it is stopped. */
   async #write(batches: PreparedBatch[]): Promise<void> {
-    const redis = batches.map((batch) => batch.redis);
-    const clickhouse = batches.flatMap((batch) => (batch.clickhouse ? [batch.clickhouse] : []));
+    const redis = batches.flatMap((batch) => batch.redis);
+    const clickhouse = batches.flatMap((batch) => batch.clickhouse);
     for (let attempt = 0; ; attempt++) {
       try {
         // Independent stores: a failure of either retries both, which is harmless.
@@ -239,14 +248,8 @@ export class ClusterProjector {
 
   async #eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0 || this.#stopping || !isRunning() || isStale()) return;
-    const events = this.#decode(batch);
-    const eventCount = events.length;
+    const { prepared, eventCount } = this.#prepare(batch);
     const lastOffset = batch.messages.at(-1)!.offset;
-    const traffic = events.some((event) => event.type === 'request.completed' || event.type === 'usage.recorded');
-    const prepared: PreparedBatch = {
-      redis: this.#options.redisWriter.batchOf(events),
-      clickhouse: traffic ? trafficRows(events) : null,
-    };
     const { accepted, written } = this.#queue.enqueue(prepared, eventCount);
     // The next fetch starts from here; the committed offset moves only once the events are written,
     // so a crash or a rebalance before that re-delivers them (and the writes are idempotent).
@@ -306,30 +309,46 @@ export class ClusterProjector {
     return this.#nextCommit;
   }
 
-  /** The events of a batch's messages, in order; what can never be read is logged and skipped. */
-  #decode(batch: EachBatchPayload['batch']): GatewayEvent[] {
-    const events: GatewayEvent[] = [];
+  /** A batch's events encoded for both stores, a slice at a time (ENCODED_SLICE_EVENTS), and their count. */
+  #prepare(batch: EachBatchPayload['batch']): { prepared: PreparedBatch; eventCount: number } {
+    const prepared: PreparedBatch = { redis: [], clickhouse: [] };
+    let eventCount = 0;
+    let slice: GatewayEvent[] = [];
+    const encode = () => {
+      eventCount += slice.length;
+      prepared.redis.push(this.#options.redisWriter.batchOf(slice));
+      if (slice.some((event) => event.type === 'request.completed' || event.type === 'usage.recorded'))
+        prepared.clickhouse.push(trafficRows(slice));
+      slice = [];
+    };
     for (const message of batch.messages) {
-      if (!message.value) continue;
-      // An event that can never be read must not stop the partition: log it with its position.
-      const skipped = (error: string, index?: number) =>
-        this.#options.log?.('unreadable event skipped', {
-          topic: batch.topic,
-          partition: batch.partition,
-          offset: message.offset,
-          ...(index === undefined ? {} : { index }),
-          error,
-        });
-      try {
-        const decoded = decodeLogMessage(message.value.toString('utf8'));
-        // A request's usage is applied as a fact of its own, as when it was a second event.
-        for (const event of trafficFacts(decoded.events)) events.push(event);
-        for (const { index, error } of decoded.unreadable) skipped(error, index);
-      } catch (error) {
-        skipped(String(error));
-      }
+      this.#decode(batch, message, slice);
+      if (slice.length >= ENCODED_SLICE_EVENTS) encode();
     }
-    return events;
+    if (slice.length > 0) encode();
+    return { prepared, eventCount };
+  }
+
+  /** Appends a message's events to `events`; what can never be read is logged and skipped. */
+  #decode(batch: EachBatchPayload['batch'], message: KafkaMessage, events: GatewayEvent[]): void {
+    if (!message.value) return;
+    // An event that can never be read must not stop the partition: log it with its position.
+    const skipped = (error: string, index?: number) =>
+      this.#options.log?.('unreadable event skipped', {
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: message.offset,
+        ...(index === undefined ? {} : { index }),
+        error,
+      });
+    try {
+      const decoded = decodeLogMessage(message.value.toString('utf8'));
+      // A request's usage is applied as a fact of its own, as when it was a second event.
+      for (const event of trafficFacts(decoded.events)) events.push(event);
+      for (const { index, error } of decoded.unreadable) skipped(error, index);
+    } catch (error) {
+      skipped(String(error));
+    }
   }
 
   /** Finishes the writes under way and commits them (or abandons them while a store is down), then leaves. */
