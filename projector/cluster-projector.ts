@@ -36,7 +36,7 @@ import { ProjectionQueue } from './projection-queue.ts';
  * (the parsed events are dropped at once; see RedisBatch and TrafficRows).
  */
 interface PreparedBatch {
-  /** a slice's each, in order (see ENCODED_SLICE_EVENTS) */
+  /** what each slice does to Redis, in order (see ENCODED_SLICE_EVENTS) */
   redis: RedisBatch[];
   /** the slices that hold traffic */
   clickhouse: TrafficRows[];
