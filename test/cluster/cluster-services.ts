@@ -6,7 +6,7 @@
  * When none works the suite is skipped loudly, and with CLUSTER_SUITE_REQUIRED=1 (set by .ci/run) that
  * skip is a failure. CLUSTER_BACKEND=scripts/services skips the containers; =testcontainers requires them.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,9 +79,19 @@ export function canStopServers(services: ClusterServices | null): boolean {
   return services?.source === 'scripts/services' || services?.source === 'testcontainers';
 }
 
-function runServices(...args: string[]): void {
-  const result = spawnSync(servicesScript, args, { encoding: 'utf8', timeout: 180_000 });
-  if (result.status !== 0) throw new Error(`scripts/services ${args.join(' ')} failed: ${result.stderr}`);
+/**
+ * Not spawnSync: the fault suites stop and start servers while their traffic and their fake upstream run
+ * in this process, and an event loop frozen for the seconds Kafka takes to stop froze the upstream too
+ * (its idle timers then fired on connections already carrying a request: a reset the gateway answered
+ * 502, blamed on Kafka).
+ */
+function runServices(...args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(servicesScript, args, { encoding: 'utf8', timeout: 180_000 }, (error, _stdout, stderr) => {
+      if (error) reject(new Error(`scripts/services ${args.join(' ')} failed: ${stderr || error.message}`));
+      else resolve();
+    });
+  });
 }
 
 async function untilPortAnswers(port: number, limitMs: number): Promise<void> {
