@@ -27,6 +27,8 @@ export async function freePort(): Promise<number> {
 export interface ClusterProcess {
   child: ChildProcess;
   output: string[];
+  /** Its lines but the per-request ones (capped too): what it said about the servers, kept past the traffic. */
+  notable: string[];
   url?: string;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -43,9 +45,18 @@ function start(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
+  const notable: string[] = [];
+  const keepNotable = (data: Buffer) => {
+    for (const line of data.toString().split('\n')) {
+      if (line.trim() === '' || line.includes('"msg":"request"')) continue;
+      notable.push(line);
+      if (notable.length > 400) notable.splice(0, 200);
+    }
+  };
   const handle: ClusterProcess = {
     child,
     output,
+    notable,
     kill: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -64,6 +75,8 @@ function start(
       }
     };
     child.stdout!.on('data', onData);
+    child.stdout!.on('data', keepNotable);
+    child.stderr!.on('data', keepNotable);
     child.stderr!.on('data', (data: Buffer) => output.push(data.toString()));
     child.once('exit', (code) => {
       clearTimeout(timer);

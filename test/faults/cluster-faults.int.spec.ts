@@ -14,6 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@clickhouse/client';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropNamespace } from '../cluster/cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode, startProjector } from '../cluster/cluster-processes.ts';
@@ -38,6 +39,8 @@ interface Sent {
   id: string;
   ok: boolean;
   status: number;
+  /** What a failed request was told (its body's start, or the fetch error), for the report. */
+  failure?: string;
 }
 
 async function sendOne(target: ClusterProcess, key: string, id: string, index: number): Promise<Sent> {
@@ -59,9 +62,9 @@ async function sendOne(target: ClusterProcess, key: string, id: string, index: n
     });
     const text = await response.text();
     const ok = response.ok && (!anthropic || text.includes('event: message_stop'));
-    return { id, ok, status: response.status };
-  } catch {
-    return { id, ok: false, status: 0 };
+    return ok ? { id, ok, status: response.status } : { id, ok, status: response.status, failure: text.slice(0, 400) };
+  } catch (error) {
+    return { id, ok: false, status: 0, failure: String(error).slice(0, 400) };
   }
 }
 
@@ -124,6 +127,14 @@ async function settleCounts(tokenId: string, ids: string[], timeoutMs: number): 
   return counted;
 }
 
+/** The first few failures, each with what it was told: a report that says only "502" says too little. */
+function failuresOf(sent: Sent[]): string[] {
+  return sent
+    .filter((request) => !request.ok)
+    .slice(0, 5)
+    .map((request) => `${request.id} ${request.status}: ${request.failure ?? ''}`);
+}
+
 function statusesOf(sent: Sent[]): Record<string, number> {
   const statuses: Record<string, number> = {};
   for (const request of sent) statuses[request.status] = (statuses[request.status] ?? 0) + 1;
@@ -149,10 +160,78 @@ async function settleReportAndCheck(name: string, tokenId: string, sent: Sent[],
     doubleCounted,
     statuses: statusesOf(sent),
     ...(note === undefined ? {} : { note }),
+    failures: failuresOf(sent),
   });
+  if (succeeded !== ids.length || lost > 0 || doubleCounted > 0) {
+    const missing = ids.filter((id) => !counted.has(id));
+    console.warn(`[cluster faults] uncounted ids: ${missing.slice(0, 10).join(' ')} … ${missing.slice(-10).join(' ')}`);
+    // Events still in Kafka past the group's offsets mean a stuck projector; none, a stuck node.
+    console.warn(`[cluster faults] projector group's lag: ${await groupLag().catch((error) => String(error))}`);
+    console.warn(
+      `[cluster faults] uncounted ids in Kafka: ${await foundInKafka(missing).catch((error) => String(error))}`,
+    );
+    console.warn(`[cluster faults] node's output:\n${node.notable.join('\n').slice(-8_000)}`);
+    console.warn(`[cluster faults] projector's output:\n${projector.notable.join('\n').slice(-8_000)}`);
+  }
   expect(succeeded).toBe(ids.length);
   expect(lost).toBe(0);
   expect(doubleCounted).toBe(0);
+}
+
+/** Per topic and partition: the group's committed offset and the partition's end, where they differ. */
+async function groupLag(): Promise<string> {
+  const admin = new Kafka({
+    clientId: 'faults-lag',
+    brokers: services!.kafkaBrokers.split(','),
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  try {
+    const lines: string[] = [];
+    for (const topic of [`faults${run}.entity-events`, `faults${run}.traffic-events`]) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      const [committed] = await admin.fetchOffsets({ groupId: `faults${run}.projector`, topics: [topic] });
+      for (const end of ends) {
+        const at = committed?.partitions.find((partition) => partition.partition === end.partition)?.offset;
+        if (at !== end.offset) lines.push(`${topic}[${end.partition}] committed ${at} end ${end.offset}`);
+      }
+    }
+    return lines.length === 0 ? 'none: every event in Kafka is committed' : lines.join('; ');
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** How many of `ids` the traffic topic holds (by the client's request id in a message's bytes). */
+async function foundInKafka(ids: string[]): Promise<string> {
+  const kafka = new Kafka({
+    clientId: 'faults-scan',
+    brokers: services!.kafkaBrokers.split(','),
+    logLevel: logLevel.NOTHING,
+  });
+  const topic = `faults${run}.traffic-events`;
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const remaining = new Map(ends.filter((end) => end.offset !== '0').map((end) => [end.partition, Number(end.offset)]));
+  const found = new Set<string>();
+  const consumer = kafka.consumer({ groupId: `faults-scan-${Date.now()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const scanned = new Promise<void>((resolve) => {
+    void consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        const text = message.value?.toString() ?? '';
+        for (const id of ids) if (text.includes(`"${id}"`)) found.add(id);
+        if (Number(message.offset) + 1 >= (remaining.get(partition) ?? 0)) remaining.delete(partition);
+        if (remaining.size === 0) resolve();
+      },
+    });
+  });
+  await Promise.race([scanned, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+  await consumer.disconnect();
+  return `${found.size} of ${ids.length} (${remaining.size} partitions not read to the end)`;
 }
 
 async function newKey(name: string): Promise<{ key: string; id: string }> {

@@ -19,6 +19,8 @@ export interface FaultFigures {
   doubleCounted: number;
   statuses: Record<string, number>;
   note?: string;
+  /** the first few failed requests, each with the start of what it was told */
+  failures?: string[];
 }
 
 export class FaultReport {
