@@ -32,6 +32,7 @@ import { connectKafka, ensureTopics } from '../stores/cluster/connections.ts';
 import { KafkaEventLog, type TopicNames, topicNames } from '../stores/cluster/kafka-event-log.ts';
 import { messagesOf } from '../stores/cluster/kafka-messages.ts';
 import { Outbox } from '../stores/cluster/outbox.ts';
+import { stickyPartitioner } from '../stores/cluster/sticky-partitioner.ts';
 import type { EventLog } from '../stores/ports.ts';
 import { TrafficGenerator } from './pipeline.ts';
 import { threadCpuMs, treeCpuMs } from './processes.ts';
@@ -54,7 +55,8 @@ function brokerPid(): number | null {
 }
 
 function producerOf(kafka: Kafka): Producer {
-  return kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  // As the node's own producer (kafka-event-log.ts), so the layouts are measured as it sends them.
+  return kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: stickyPartitioner });
 }
 
 /** One message per event, keyed by its entity or request: the format-1 layout. */

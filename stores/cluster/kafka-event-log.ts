@@ -13,6 +13,7 @@ import type { EventLog } from '../ports.ts';
 import { messagesOf, type OutgoingMessage, type TopicNames } from './kafka-messages.ts';
 import type { Outbox } from './outbox.ts';
 import { eventsOfPrinted, messagesOfPrinted, printBatch } from './printed-batches.ts';
+import { stickyPartitioner } from './sticky-partitioner.ts';
 
 export type { TopicNames };
 
@@ -75,6 +76,9 @@ export class KafkaEventLog implements EventLog {
     return this.#kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
+      // Not kafkajs's default: its retries would hand keyless messages to other partitions under
+      // sequences already written, and the broker would drop them as duplicates (see the module).
+      createPartitioner: stickyPartitioner,
       retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
     });
   }
