@@ -193,7 +193,7 @@ async function main(): Promise<void> {
   const rate = Number(process.env.RATE ?? 2000);
   const durationMs = Number(process.env.DURATION ?? 3000);
   const namespace = `kafka-append-${Date.now().toString(36)}.`;
-  const kafka = connectKafka({ kafkaBrokers: brokers } as Parameters<typeof connectKafka>[0], 'kafka-append');
+  const kafka = connectKafka({ kafkaBrokers: brokers }, 'kafka-append');
   const topics = topicNames(namespace);
   await ensureTopics(kafka, topics, 1);
   const generator = new TrafficGenerator(200);

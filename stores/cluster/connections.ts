@@ -15,7 +15,7 @@ import type { Redis } from './redis-keys.ts';
 
 export type { ClusterSettings };
 
-export function connectKafka(settings: ClusterSettings, clientId: string): KafkaClient {
+export function connectKafka(settings: Pick<ClusterSettings, 'kafkaBrokers'>, clientId: string): KafkaClient {
   return new Kafka({
     clientId,
     brokers: settings.kafkaBrokers.split(',').map((broker) => broker.trim()),

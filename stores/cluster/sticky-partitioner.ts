@@ -21,8 +21,8 @@ export const stickyPartitioner: ICustomPartitioner = () => {
   const given = new WeakMap<Message, number>();
   return (args) => {
     const { message } = args;
-    if (message.partition !== undefined && message.partition !== null) return message.partition;
-    if (message.key !== undefined && message.key !== null) return partitionOf(args);
+    // kafkajs's own choice is already stable for a message with a key or a partition of its own.
+    if (message.key != null || message.partition != null) return partitionOf(args);
     const kept = given.get(message);
     if (kept !== undefined) return kept;
     const partition = partitionOf(args);

@@ -14,7 +14,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@clickhouse/client';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropNamespace } from '../cluster/cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode, startProjector } from '../cluster/cluster-processes.ts';
@@ -22,6 +21,7 @@ import { type ClusterServices, resolveClusterServices, startServer, stopServer }
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { compareCounts, FaultReport } from './fault-report.ts';
+import { foundInKafka, groupLag } from './kafka-diagnostics.ts';
 
 const services: ClusterServices | null = resolveClusterServices();
 const run = Date.now().toString(36);
@@ -166,9 +166,11 @@ async function settleReportAndCheck(name: string, tokenId: string, sent: Sent[],
     const missing = ids.filter((id) => !counted.has(id));
     console.warn(`[cluster faults] uncounted ids: ${missing.slice(0, 10).join(' ')} … ${missing.slice(-10).join(' ')}`);
     // Events still in Kafka past the group's offsets mean a stuck projector; none, a stuck node.
-    console.warn(`[cluster faults] projector group's lag: ${await groupLag().catch((error) => String(error))}`);
     console.warn(
-      `[cluster faults] uncounted ids in Kafka: ${await foundInKafka(missing).catch((error) => String(error))}`,
+      `[cluster faults] projector group's lag: ${await groupLag(services!.kafkaBrokers, `faults${run}.`).catch((error) => String(error))}`,
+    );
+    console.warn(
+      `[cluster faults] uncounted ids in Kafka: ${await foundInKafka(services!.kafkaBrokers, `faults${run}.`, missing).catch((error) => String(error))}`,
     );
     console.warn(`[cluster faults] node's output:\n${node.notable.join('\n').slice(-8_000)}`);
     console.warn(`[cluster faults] projector's output:\n${projector.notable.join('\n').slice(-8_000)}`);
@@ -176,62 +178,6 @@ async function settleReportAndCheck(name: string, tokenId: string, sent: Sent[],
   expect(succeeded).toBe(ids.length);
   expect(lost).toBe(0);
   expect(doubleCounted).toBe(0);
-}
-
-/** Per topic and partition: the group's committed offset and the partition's end, where they differ. */
-async function groupLag(): Promise<string> {
-  const admin = new Kafka({
-    clientId: 'faults-lag',
-    brokers: services!.kafkaBrokers.split(','),
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
-  try {
-    const lines: string[] = [];
-    for (const topic of [`faults${run}.entity-events`, `faults${run}.traffic-events`]) {
-      const ends = await admin.fetchTopicOffsets(topic);
-      const [committed] = await admin.fetchOffsets({ groupId: `faults${run}.projector`, topics: [topic] });
-      for (const end of ends) {
-        const at = committed?.partitions.find((partition) => partition.partition === end.partition)?.offset;
-        if (at !== end.offset) lines.push(`${topic}[${end.partition}] committed ${at} end ${end.offset}`);
-      }
-    }
-    return lines.length === 0 ? 'none: every event in Kafka is committed' : lines.join('; ');
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** How many of `ids` the traffic topic holds (by the client's request id in a message's bytes). */
-async function foundInKafka(ids: string[]): Promise<string> {
-  const kafka = new Kafka({
-    clientId: 'faults-scan',
-    brokers: services!.kafkaBrokers.split(','),
-    logLevel: logLevel.NOTHING,
-  });
-  const topic = `faults${run}.traffic-events`;
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = await admin.fetchTopicOffsets(topic);
-  await admin.disconnect();
-  const remaining = new Map(ends.filter((end) => end.offset !== '0').map((end) => [end.partition, Number(end.offset)]));
-  const found = new Set<string>();
-  const consumer = kafka.consumer({ groupId: `faults-scan-${Date.now()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  const scanned = new Promise<void>((resolve) => {
-    void consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        const text = message.value?.toString() ?? '';
-        for (const id of ids) if (text.includes(`"${id}"`)) found.add(id);
-        if (Number(message.offset) + 1 >= (remaining.get(partition) ?? 0)) remaining.delete(partition);
-        if (remaining.size === 0) resolve();
-      },
-    });
-  });
-  await Promise.race([scanned, new Promise((resolve) => setTimeout(resolve, 30_000))]);
-  await consumer.disconnect();
-  return `${found.size} of ${ids.length} (${remaining.size} partitions not read to the end)`;
 }
 
 async function newKey(name: string): Promise<{ key: string; id: string }> {
