@@ -1,7 +1,7 @@
 /**
  * @module bench/sustained-run
  * `npx tsx bench/sustained-run.ts [--concurrency=64,256] [--seconds=30] [--window=5] [--hogs=1] [--autocannon=30]
- * [--trace] [--ceiling] [--no-build]`:
+ * [--pairs=6] [--trace] [--ceiling] [--no-build]`:
  * the gateway as `npm start` runs it (the bundle, built first), the fast fake upstream, and `--hogs`
  * CPU-bound processes beside them, under a sustained closed loop at each concurrency in turn. Prints
  * the windows and exits 1 when any answer was not a 2xx. The bench calls `measureSustained` itself.
@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { autocannonLoop, findAutocannon } from './autocannon.ts';
 import { gatewayEmbeddedTarget } from './gateway-targets.ts';
+import { type GeneratorPairs, type GeneratorPairsPlan, measureGeneratorPairs } from './generator-pairs.ts';
 import { type Child, forkTs, isMain, ROOT } from './processes.ts';
 import { describeSustained, type SustainedResult, startCpuHog, sustainedLoop } from './sustained.ts';
 import {
@@ -36,6 +37,8 @@ export interface SustainedPlan {
    * records nothing keeps its windows on this machine, the reference for the gateway's
    */
   ceilingReference?: boolean;
+  /** then the two generators in alternating windows at concurrencies[0], judged on these (absent: not) */
+  generatorPairs?: Omit<GeneratorPairsPlan, 'concurrency'>;
 }
 
 export interface SustainedRun extends SustainedResult {
@@ -52,6 +55,8 @@ export interface SustainedPhase {
   recorded?: RecordedTotals | null;
   /** the Node ceiling's runs beside the same hogs (undici), when the plan asks for them */
   ceilingRuns?: SustainedResult[];
+  /** undici and autocannon in alternating windows beside the same hogs, when the plan asks for them */
+  generatorPairs?: GeneratorPairs | null;
 }
 
 export interface RecordedTotals {
@@ -94,6 +99,7 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
   const hogs: Child[] = [];
   const runs: SustainedRun[] = [];
   let recorded: RecordedTotals | null = null;
+  let generatorPairs: GeneratorPairs | null = null;
   let measured = false;
   const report = (run: SustainedRun) => {
     context.log(`  sustained (${run.generator}), ${plan.hogs} CPU hog(s): ${describeSustained(run)}`);
@@ -128,6 +134,9 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
         concurrency,
       });
       report({ generator: 'autocannon', ...result });
+      if (plan.generatorPairs) {
+        generatorPairs = await measureGeneratorPairs(shape, { ...plan.generatorPairs, concurrency }, context.log);
+      }
     } else if (plan.autocannonMs > 0) throw new Error(`autocannon: ${autocannon.reason}`);
     if (trace) clearInterval(trace);
     measured = true;
@@ -142,6 +151,7 @@ export async function measureSustained(context: BenchContext, plan: SustainedPla
     runs,
     autocannonUnavailable: 'bin' in autocannon ? null : autocannon.reason,
     recorded,
+    generatorPairs,
     ...(ceilingRuns && { ceilingRuns }),
   };
 }
@@ -173,9 +183,10 @@ async function ceilingBeside(context: BenchContext, plan: SustainedPlan, hogs: C
 }
 
 /**
- * The bench's sustained phase: quick (CI) 15 s at c=64 with one CPU hog, and 10 s of autocannon; full,
- * 60 s at each of c=64, 256 and 1,024, and 60 s of autocannon at c=64. Any answer that is not a 2xx is
- * an error of the run (a 503 here is a defect, not a missed target).
+ * The bench's sustained phase: quick (CI) 15 s at c=64 with one CPU hog, 10 s of autocannon, and two
+ * alternating pairs of the generators' windows; full, 60 s at each of c=64, 256 and 1,024, 60 s of
+ * autocannon at c=64, and six pairs. Any answer that is not a 2xx is an error of the run (a 503 here is
+ * a defect, not a missed target).
  */
 export async function sustainedPhase(
   context: BenchContext,
@@ -183,7 +194,15 @@ export async function sustainedPhase(
   errors: string[],
 ): Promise<SustainedPhase | null> {
   const plan: SustainedPlan = quick
-    ? { concurrencies: [64], durationMs: 15_000, windowMs: 5_000, warmupMs: 3_000, hogs: 1, autocannonMs: 10_000 }
+    ? {
+        concurrencies: [64],
+        durationMs: 15_000,
+        windowMs: 5_000,
+        warmupMs: 3_000,
+        hogs: 1,
+        autocannonMs: 10_000,
+        generatorPairs: { pairs: 2, windowMs: 4_000, warmupMs: 1_500 },
+      }
     : {
         concurrencies: [64, 256, 1024],
         durationMs: 60_000,
@@ -192,6 +211,7 @@ export async function sustainedPhase(
         hogs: 1,
         autocannonMs: 60_000,
         ceilingReference: true,
+        generatorPairs: { pairs: 6, windowMs: 8_000, warmupMs: 2_000 },
       };
   context.log(`gateway (embedded), sustained beside ${plan.hogs} CPU hog(s)`);
   try {
@@ -204,6 +224,12 @@ export async function sustainedPhase(
     ) {
       errors.push(
         `gateway sustained: the overview shows ${recorded.calls} calls (${recorded.errors} errors) for ${recorded.answeredOk} 2xx and ${recorded.answeredFailed} other answers`,
+      );
+    }
+    const pairs = phase.generatorPairs;
+    if (pairs && pairs.failed.undici + pairs.failed.autocannon > 0) {
+      errors.push(
+        `gateway sustained, the generators' alternating windows: ${pairs.failed.undici} (undici) and ${pairs.failed.autocannon} (autocannon) non-2xx`,
       );
     }
     for (const run of phase.runs.filter((run) => run.failed > 0)) {
@@ -254,6 +280,9 @@ if (isMain(import.meta.url)) {
         autocannonMs: Number(option('autocannon', '0')) * 1000,
         trace: process.argv.includes('--trace'),
         ceilingReference: process.argv.includes('--ceiling'),
+        ...(Number(option('pairs', '0')) > 0 && {
+          generatorPairs: { pairs: Number(option('pairs', '0')), windowMs: 8_000, warmupMs: 2_000 },
+        }),
       },
     );
     failed = runs.reduce((sum, run) => sum + run.failed, 0);
