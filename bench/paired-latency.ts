@@ -6,9 +6,13 @@
  * p99 of its own; the figure is the median of the windows. A single 5 s window per target, minutes
  * apart from the ceiling's, moved by more than the limits themselves from one run to the next on this
  * shared machine (docs/performance.md, "Added latency in alternating windows").
+ *
+ * The embedded node's rounds also alternate c=1 stream windows, each stream after the same one sent
+ * straight to the upstream, for the added time to first token: one 8 s window per target, minutes
+ * apart, read the ceiling's own added figure anywhere from 0.43 to 1.17 ms across runs.
  */
 import { type Placement, place, separatedPlacement } from './cpu-placement.ts';
-import { closedLoop } from './load.ts';
+import { closedLoop, streamLoop } from './load.ts';
 import { median } from './paired.ts';
 import type { BenchContext, RunningTarget, Target } from './targets.ts';
 import { requestShape } from './targets.ts';
@@ -25,12 +29,17 @@ export interface LatencyPairPlan {
    * a second later, and that write must not fall into the ceiling's next window.
    */
   clusterSettleMs: number;
+  /** each round's c=1 stream window for the time to first token (embedded node only; 0: none) */
+  streamWindowMs: number;
+  streamWindowWarmupMs: number;
 }
 
 /** Added figures (ms) of one target's windows, in round order. */
 export interface AddedWindows {
   p50: number[];
   p99: number[];
+  /** the added time to first token's p50 of each stream window, where the pairing has them */
+  ttft50?: number[];
 }
 
 export interface PairedLatencyResult {
@@ -76,6 +85,16 @@ async function window(target: RunningTarget, direct: RunningTarget, plan: Latenc
   return { p50: result.p50 - baseline.p50, p99: result.p99 - baseline.p99, result };
 }
 
+async function streamWindow(target: RunningTarget, direct: RunningTarget, plan: LatencyPairPlan) {
+  const result = await streamLoop(requestShape(target, 'openai', true), {
+    concurrency: 1,
+    durationMs: plan.streamWindowMs,
+    warmupMs: plan.streamWindowWarmupMs,
+    baseline: requestShape(direct, 'openai', true),
+  });
+  return { ttft50: result.ttft.p50 - result.baseline!.ttft.p50, streams: result.streams, errors: result.errors };
+}
+
 /** Starts the mode and the ceiling, alternates c=1 windows between them, stops both. */
 export async function pairedLatency(
   gatewayTarget: Target,
@@ -119,6 +138,11 @@ export async function pairedLatency(
       arrangements.push('separated');
     }
     const settleMs = isCluster ? plan.clusterSettleMs : 0;
+    const streams = !isCluster && plan.streamWindowMs > 0;
+    if (streams) {
+      result.gateway.ttft50 = [];
+      result.ceiling.ttft50 = [];
+    }
     try {
       for (let round = 0; round < plan.rounds; round++) {
         for (const arrangement of round % 2 === 0 ? arrangements : [...arrangements].reverse()) {
@@ -134,6 +158,15 @@ export async function pairedLatency(
               result.errors += measured.result.errors;
               if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
             }
+          }
+        }
+        if (!streams) continue;
+        for (const index of round % 2 === 0 ? [1, 0] : [0, 1]) {
+          const measured = await streamWindow(started[index]!, direct, plan);
+          (index === 0 ? result.gateway : result.ceiling).ttft50!.push(measured.ttft50);
+          if (index === 0) {
+            result.requests += measured.streams;
+            result.errors += measured.errors;
           }
         }
       }
@@ -172,6 +205,11 @@ export async function measurePairedLatency(
       log(
         `  added p50 ${gateway.p50.toFixed(2)} ms, p99 ${gateway.p99.toFixed(2)} ms (the ceiling: ${reference.p50.toFixed(2)}, ${reference.p99.toFixed(2)}), ${result.errors} failed`,
       );
+      if (result.gateway.ttft50?.length) {
+        log(
+          `  added time to first token ${median(result.gateway.ttft50).toFixed(2)} ms (the ceiling: ${median(result.ceiling.ttft50 ?? []).toFixed(2)})`,
+        );
+      }
       if (result.separated) {
         const apart = medianAdded(result.separated.gateway);
         const ceilingApart = medianAdded(result.separated.ceiling);

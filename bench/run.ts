@@ -118,7 +118,16 @@ const plan: Plan = quick
 const PAIRED = { rounds: 7, windowMs: 3000, windowWarmupMs: 1000, warmupMs: 2000, concurrency: 64 };
 
 /** Alternating c=1 windows for the added latency (full runs only): a 99th percentile needs a few thousand requests a window. */
-const PAIRED_LATENCY = { rounds: 7, windowMs: 4000, windowWarmupMs: 500, warmupMs: 2000, clusterSettleMs: 1500 };
+const PAIRED_LATENCY = {
+  rounds: 7,
+  windowMs: 4000,
+  windowWarmupMs: 500,
+  warmupMs: 2000,
+  clusterSettleMs: 1500,
+  // A stream lasts about 30 ms and follows one straight to the upstream: about 60 streams a window.
+  streamWindowMs: 4000,
+  streamWindowWarmupMs: 300,
+};
 
 const scale = Number(option('scale') ?? 1);
 if (scale !== 1) {
