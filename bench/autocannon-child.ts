@@ -20,6 +20,17 @@ const failures: Record<string, number> = {};
 let firstError: string | null = null;
 const start = performance.now() + job.warmupMs;
 const end = start + job.windows * job.windowMs;
+let cpuAtStart: NodeJS.CpuUsage | null = null;
+let cpuAtEnd: NodeJS.CpuUsage | null = null;
+setTimeout(() => {
+  cpuAtStart = process.cpuUsage();
+}, job.warmupMs);
+setTimeout(
+  () => {
+    cpuAtEnd = process.cpuUsage(cpuAtStart ?? undefined);
+  },
+  job.warmupMs + job.windows * job.windowMs,
+);
 
 const instance = autocannon({
   url: `${job.shape.origin}${job.shape.path}`,
@@ -46,6 +57,7 @@ instance.on('done', (result: { errors: number; timeouts: number }) => {
     failures['error'] = result.errors + result.timeouts;
     firstError ??= `${result.errors} connection errors, ${result.timeouts} timeouts`;
   }
-  const counts: AutocannonCounts = { okPerWindow, failures, firstError };
+  const cpu = cpuAtEnd ?? process.cpuUsage(cpuAtStart ?? undefined);
+  const counts: AutocannonCounts = { okPerWindow, failures, firstError, cpuMicroseconds: cpu.user + cpu.system };
   process.send!(counts, () => process.exit(0));
 });

@@ -28,6 +28,8 @@ export interface AutocannonCounts {
   okPerWindow: number[];
   failures: Record<string, number>;
   firstError: string | null;
+  /** the child's CPU (user and system, µs) over the windows */
+  cpuMicroseconds: number;
 }
 
 /** Where autocannon is, or the reason it could not be had. */
@@ -67,7 +69,7 @@ export async function autocannonLoop(shape: RequestShape, options: SustainedOpti
       else reject(new Error(`autocannon's run exited with ${code}: ${stderr.slice(0, 300)}`));
     });
   });
-  return summarise(
+  const result = summarise(
     options.concurrency,
     windows * options.windowMs,
     counts.okPerWindow,
@@ -75,4 +77,5 @@ export async function autocannonLoop(shape: RequestShape, options: SustainedOpti
     counts.failures,
     counts.firstError,
   );
+  return result.ok > 0 ? { ...result, generatorCpuPerOk: counts.cpuMicroseconds / result.ok } : result;
 }

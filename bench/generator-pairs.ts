@@ -28,6 +28,8 @@ export interface GeneratorPairs {
   /** 2xx per second in each pair's window, by generator */
   undici: number[];
   autocannon: number[];
+  /** each generator's own CPU per 2xx in each pair's window (µs), by generator */
+  cpuPerOk: { undici: number[]; autocannon: number[] };
   /** answers that were not a 2xx in any window, by generator */
   failed: { undici: number; autocannon: number };
 }
@@ -50,7 +52,13 @@ export async function measureGeneratorPairs(
   plan: GeneratorPairsPlan,
   log: (message: string) => void,
 ): Promise<GeneratorPairs> {
-  const result: GeneratorPairs = { plan, undici: [], autocannon: [], failed: { undici: 0, autocannon: 0 } };
+  const result: GeneratorPairs = {
+    plan,
+    undici: [],
+    autocannon: [],
+    cpuPerOk: { undici: [], autocannon: [] },
+    failed: { undici: 0, autocannon: 0 },
+  };
   const options = { concurrency: plan.concurrency, durationMs: plan.windowMs, windowMs: plan.windowMs };
   const run = async (generator: 'undici' | 'autocannon'): Promise<SustainedResult> => {
     const window = { ...options, warmupMs: plan.warmupMs };
@@ -61,10 +69,11 @@ export async function measureGeneratorPairs(
     for (const generator of order) {
       const window = await run(generator);
       result[generator].push(window.goodput);
+      result.cpuPerOk[generator].push(window.generatorCpuPerOk ?? Number.NaN);
       result.failed[generator] += window.failed;
     }
     log(
-      `  generators, pair ${index + 1}: undici ${result.undici[index]!.toFixed(0)}, autocannon ${result.autocannon[index]!.toFixed(0)} 2xx/s`,
+      `  generators, pair ${index + 1}: undici ${result.undici[index]!.toFixed(0)}, autocannon ${result.autocannon[index]!.toFixed(0)} 2xx/s (their own CPU ${result.cpuPerOk.undici[index]!.toFixed(0)} and ${result.cpuPerOk.autocannon[index]!.toFixed(0)} µs per 2xx)`,
     );
   }
   return result;

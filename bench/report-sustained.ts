@@ -91,7 +91,16 @@ export function sustainedSection(phase: SustainedPhase | null | undefined): stri
     `The gateway (embedded, as \`npm start\` runs it) with ${plan.hogs} single-threaded busy loop(s) at normal priority beside it (\`node -e 'for(;;){}'\`), each load generator in a closed loop after ${plan.warmupMs / 1000} s of warm-up; goodput is the 2xx answers per second, counted in ${plan.windowMs / 1000} s windows by the time each answer arrived. undici is the bench's own client (\`bench/sustained.ts\`), autocannon an independent one (\`bench/autocannon.ts\`, one continuous run of its CLI in its own process, its answers counted into the same windows). The Node ceiling rows are the same undici loop against the Node ceiling (a relay that records nothing) beside the same busy loop: how level this machine keeps any relay's windows.`,
     '',
     table(
-      ['generator', 'clients', 'seconds', 'goodput (2xx/s)', 'per window', 'worst/best', 'not 2xx'],
+      [
+        'generator',
+        'clients',
+        'seconds',
+        'goodput (2xx/s)',
+        'per window',
+        'worst/best',
+        'not 2xx',
+        'its CPU µs per 2xx',
+      ],
       labelledRuns(phase, 'Node ceiling (undici)').map((run) => [
         run.label,
         String(run.concurrency),
@@ -100,6 +109,7 @@ export function sustainedSection(phase: SustainedPhase | null | undefined): stri
         run.windows.map((value) => whole(value)).join(', '),
         fixed(run.worstOverBest),
         describeFailures(run.failures),
+        run.generatorCpuPerOk === undefined ? '–' : whole(run.generatorCpuPerOk),
       ]),
       [1, 2, 3, 5],
     ),
@@ -118,12 +128,19 @@ function pairsSection(phase: SustainedPhase): string[] {
     `The two generators in alternating windows beside the same hog(s), their agreement's figures: ${pairs.undici.length} pairs at c=${plan.concurrency}, each side ${plan.windowMs / 1000} s after ${plan.warmupMs / 1000} s of load not measured, which went first alternating.`,
     '',
     table(
-      ['pair', 'undici (2xx/s)', 'autocannon (2xx/s)', 'autocannon / undici'],
+      [
+        'pair',
+        'undici (2xx/s)',
+        'autocannon (2xx/s)',
+        'autocannon / undici',
+        'generator CPU µs per 2xx, undici / autocannon',
+      ],
       pairs.undici.map((undici, index) => [
         String(index + 1),
         whole(undici),
         whole(pairs.autocannon[index]!),
         fixed(pairRatios(pairs)[index]!),
+        `${whole(pairs.cpuPerOk?.undici[index] ?? Number.NaN)} / ${whole(pairs.cpuPerOk?.autocannon[index] ?? Number.NaN)}`,
       ]),
     ),
     '',

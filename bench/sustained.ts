@@ -9,7 +9,8 @@
  * starts the fake upstream and the gateway as `npm start` runs it, prints the windows, and exits 1 when
  * any answer was not a 2xx.
  */
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
+import type { RequestShape } from './load.ts';
 import { type Child, spawnCommand } from './processes.ts';
 
 export interface SustainedOptions {
@@ -34,6 +35,8 @@ export interface SustainedResult {
   failures: Record<string, number>;
   failed: number;
   firstError: string | null;
+  /** the load generator's own CPU (user and system, every thread) per 2xx over the windows, in µs */
+  generatorCpuPerOk?: number;
   /**
    * Every answer of the run, warm-up and stragglers included: what the gateway must have recorded
    * (undici's loop only; autocannon abandons its requests in flight at the end of each window)
@@ -68,11 +71,36 @@ export function summarise(
   };
 }
 
+/**
+ * One request through the pool's dispatcher, its body kept only when it is not a 2xx (for the first
+ * error's text). `pool.request` wraps every answer in a Readable stream, and on two cores shared with
+ * the target a heavier client takes its CPU from the target: measured beside autocannon (issue 22).
+ */
+function send(pool: Pool, request: Dispatcher.DispatchOptions): Promise<{ statusCode: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    let statusCode = 0;
+    const kept: Buffer[] = [];
+    pool.dispatch(request, {
+      // undici tells the handler's interface by this method: without it the legacy one is expected.
+      onRequestStart() {},
+      onResponseStart(_controller, status) {
+        statusCode = status;
+      },
+      onResponseData(_controller, chunk) {
+        if (statusCode < 200 || statusCode >= 300) kept.push(chunk);
+      },
+      onResponseEnd() {
+        resolve({ statusCode, text: Buffer.concat(kept).toString('utf8') });
+      },
+      onResponseError(_controller, error) {
+        reject(error);
+      },
+    });
+  });
+}
+
 /** Closed loop: each client sends its next request when the last one is answered, whatever it was. */
-export async function sustainedLoop(
-  shape: { origin: string; path: string; headers: Record<string, string>; body: string },
-  options: SustainedOptions,
-): Promise<SustainedResult> {
+export async function sustainedLoop(shape: RequestShape, options: SustainedOptions): Promise<SustainedResult> {
   const pool = new Pool(shape.origin, { connections: options.concurrency, pipelining: 1, headersTimeout: 120_000 });
   const windowCount = Math.max(1, Math.round(options.durationMs / options.windowMs));
   const okPerWindow = new Array<number>(windowCount).fill(0);
@@ -81,16 +109,23 @@ export async function sustainedLoop(
   const answered = { ok: 0, failed: 0, transportErrors: 0 };
   const start = performance.now() + options.warmupMs;
   const end = start + windowCount * options.windowMs;
+  // This process does nothing else while the loop runs: its CPU over the windows is the generator's.
+  let cpuAtStart: NodeJS.CpuUsage | null = null;
+  const cpuTimer = setTimeout(() => {
+    cpuAtStart = process.cpuUsage();
+  }, options.warmupMs);
+  // Built once: headers as a flat list and the body as bytes, so that no request re-reads them.
+  const request: Dispatcher.DispatchOptions = {
+    path: shape.path,
+    method: 'POST',
+    headers: Object.entries(shape.headers).flat(),
+    body: Buffer.from(shape.body),
+  };
   const client = async () => {
     while (performance.now() < end) {
       try {
-        const response = await pool.request({
-          path: shape.path,
-          method: 'POST',
-          headers: shape.headers,
-          body: shape.body,
-        });
-        const text = await response.body.text();
+        const response = await send(pool, request);
+        const text = response.text;
         const success = response.statusCode >= 200 && response.statusCode < 300;
         answered[success ? 'ok' : 'failed']++;
         const now = performance.now();
@@ -111,8 +146,12 @@ export async function sustainedLoop(
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, client));
+  clearTimeout(cpuTimer);
+  const cpu = cpuAtStart ? process.cpuUsage(cpuAtStart) : null;
   await pool.close();
+  const ok = okPerWindow.reduce((sum, count) => sum + count, 0);
   return {
+    ...(cpu && ok > 0 && { generatorCpuPerOk: (cpu.user + cpu.system) / ok }),
     ...summarise(
       options.concurrency,
       windowCount * options.windowMs,
@@ -139,6 +178,7 @@ export function describeSustained(result: SustainedResult): string {
     : 'no non-2xx';
   return (
     `c=${result.concurrency}, ${result.seconds} s: ${result.goodput.toFixed(0)} 2xx/s, windows [${windows}], ` +
-    `worst/best ${result.worstOverBest.toFixed(2)}, ${failures}`
+    `worst/best ${result.worstOverBest.toFixed(2)}, ${failures}` +
+    (result.generatorCpuPerOk === undefined ? '' : `, generator ${result.generatorCpuPerOk.toFixed(0)} µs CPU per 2xx`)
   );
 }
