@@ -6,7 +6,7 @@
  * pipeline (issue 22's list; issue 7's time-to-first-token and LiteLLM rows kept beside it).
  */
 import { median, type PairedResult } from './paired.ts';
-import { type AddedWindows, medianAdded, type PairedLatencyResult } from './paired-latency.ts';
+import type { AddedWindows, PairedLatencyResult } from './paired-latency.ts';
 import type { BenchResults, Goal } from './report.ts';
 import { added, formatOf } from './report-figures.ts';
 import { pipelineGoals } from './report-pipeline.ts';
@@ -46,23 +46,25 @@ function limitGoal(goal: string, value: number | undefined, limit: number, unit:
 type AddedFigure = keyof ReturnType<typeof added>;
 
 /**
- * The added p50 or p99 at c=1 from the windows alternating with the ceiling's, with the ceiling's own
- * median of the same pairing and the single window of the one-after-the-other runs beside it.
+ * The added p50 or p99 at c=1, or the added time to first token, from the windows alternating with
+ * the ceiling's, with the ceiling's own median of the same pairing and the single window of the
+ * one-after-the-other runs beside it.
  */
 function pairedLatencyGoal(
   name: string,
   limit: number,
-  figure: 'p50' | 'p99',
+  figure: keyof AddedWindows,
   pairing: PairedLatencyResult,
   single: number | undefined,
 ): Goal {
+  const kind = figure === 'ttft50' ? 'c=1 stream windows' : 'c=1 windows';
   const windowsText = (gateway: AddedWindows, ceiling: AddedWindows) => {
-    const windows = gateway[figure];
+    const windows = gateway[figure] ?? [];
     const range = `${fixed(Math.min(...windows))}–${fixed(Math.max(...windows))}`;
-    const value = medianAdded(gateway)[figure];
+    const value = median(windows);
     return {
       value,
-      text: `${fixed(value)} ms (median of ${windows.length} c=1 windows alternating with the Node ceiling's, ${range}) (the Node ceiling in the same pairing: ${fixed(medianAdded(ceiling)[figure])} ms)`,
+      text: `${fixed(value)} ms (median of ${windows.length} ${kind} alternating with the Node ceiling's, ${range}) (the Node ceiling in the same pairing: ${fixed(median(ceiling[figure] ?? []))} ms)`,
     };
   };
   const shared = windowsText(pairing.gateway, pairing.ceiling);
@@ -70,11 +72,12 @@ function pairedLatencyGoal(
   const failed = `${pairing.errors} failed`;
   // A cluster node is judged as it is deployed, apart from its servers; the figure with every process
   // on every CPU stays beside it (docs/performance.md, "The cluster node's servers on a core of their own").
-  if (pairing.separated) {
-    const apart = windowsText(pairing.separated.gateway, pairing.separated.ceiling);
+  if (pairing.separated?.gateway[figure]?.length) {
+    const { separated } = pairing;
+    const apart = windowsText(separated.gateway, separated.ceiling);
     return {
       goal: `${name}, its servers on CPUs of their own`,
-      measured: `${apart.text}, the servers on CPU ${pairing.separated.servers} and the request's path on CPU ${pairing.separated.requestPath}; with every process sharing every CPU: ${shared.text}; ${failed}${alone}`,
+      measured: `${apart.text}, the servers on CPU ${separated.servers} and the request's path on CPU ${separated.requestPath}; with every process sharing every CPU: ${shared.text}; ${failed}${alone}`,
       met: apart.value <= limit && pairing.errors === 0,
     };
   }
@@ -82,27 +85,6 @@ function pairedLatencyGoal(
     goal: name,
     measured: `${shared.text}; ${failed}${alone}`,
     met: shared.value <= limit && pairing.errors === 0,
-  };
-}
-
-/**
- * The added time to first token from the stream windows alternating with the ceiling's, with the
- * single stream window of the one-after-the-other runs beside it.
- */
-function pairedFirstTokenGoal(
-  name: string,
-  limit: number,
-  pairing: PairedLatencyResult,
-  single: number | undefined,
-): Goal {
-  const windows = pairing.gateway.ttft50!;
-  const value = median(windows);
-  const range = `${fixed(Math.min(...windows))}–${fixed(Math.max(...windows))}`;
-  const alone = single === undefined || Number.isNaN(single) ? '' : `; ${fixed(single)} ms in the one window below`;
-  return {
-    goal: name,
-    measured: `${fixed(value)} ms (median of ${windows.length} c=1 stream windows alternating with the Node ceiling's, ${range}) (the Node ceiling in the same pairing: ${fixed(median(pairing.ceiling.ttft50 ?? []))} ms); ${pairing.errors} failed${alone}`,
-    met: value <= limit && pairing.errors === 0,
   };
 }
 
@@ -121,10 +103,9 @@ function perModeGoals(bench: BenchResults): Goal[] {
     for (const { id, label, result } of modes) {
       const value = result ? added(bench, result, 'openai')[figure] : undefined;
       const pairing = bench.pairedLatency?.find((candidate) => candidate.target === id);
-      if (pairing && (figure === 'p50' || figure === 'p99')) {
+      const paired = figure === 'p50' || figure === 'p99' || figure === 'ttft50';
+      if (paired && pairing?.gateway[figure]?.length) {
         goals.push(pairedLatencyGoal(`${name} (${label})`, limit, figure, pairing, value));
-      } else if (pairing?.gateway.ttft50?.length && figure === 'ttft50') {
-        goals.push(pairedFirstTokenGoal(`${name} (${label})`, limit, pairing, value));
       } else {
         goals.push(withCeiling(limitGoal(`${name} (${label})`, value, limit, 'ms'), figure));
       }

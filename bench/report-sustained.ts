@@ -124,6 +124,7 @@ function pairsSection(phase: SustainedPhase): string[] {
   const pairs = phase.generatorPairs;
   if (!pairs || pairs.undici.length === 0) return [];
   const { plan } = pairs;
+  const ratios = pairRatios(pairs);
   return [
     `The two generators in alternating windows beside the same hog(s), their agreement's figures: ${pairs.undici.length} pairs at c=${plan.concurrency}, each side ${plan.windowMs / 1000} s after ${plan.warmupMs / 1000} s of load not measured, which went first alternating.`,
     '',
@@ -139,7 +140,7 @@ function pairsSection(phase: SustainedPhase): string[] {
         String(index + 1),
         whole(undici),
         whole(pairs.autocannon[index]!),
-        fixed(pairRatios(pairs)[index]!),
+        fixed(ratios[index]!),
         `${whole(pairs.cpuPerOk?.undici[index] ?? Number.NaN)} / ${whole(pairs.cpuPerOk?.autocannon[index] ?? Number.NaN)}`,
       ]),
     ),
