@@ -5,7 +5,7 @@
  * overview's p95 over 10 million requests (bench/pipeline-clickhouse.ts measures both, in a namespace
  * of its own that it drops at the end). Prints the figures and the load average before and after.
  *
- * Options: --projector-requests=N (default 1,800,000: 3.6 million events), --sustain=S (60),
+ * Options: --projector-requests=N (default 3,000,000: 6 million events), --sustain=S (60),
  * --overview-requests=N (10,000,000), --runs=N (60), --no-projector, --no-overview, --no-live-writes
  * (a live write's cost as the hour fills: bench/clickhouse-live-writes.ts), --profile=<file>
  * (a CPU profile of the projector's timed span: the projector runs in this process).
@@ -22,7 +22,7 @@ const option = (name: string, fallback: number) => {
 const profile = argv.find((item) => item.startsWith('--profile='))?.split('=')[1];
 
 const plan = {
-  projectorRequests: option('projector-requests', 1_800_000),
+  projectorRequests: option('projector-requests', 3_000_000),
   projectorSustainSeconds: option('sustain', 60),
   overviewRequests: option('overview-requests', 10_000_000),
   overviewRuns: option('runs', 60),

@@ -4,7 +4,7 @@
  * overview (all users, and the busiest user, over the last 30 days) and the usage log's first page.
  *
  * The timing waits until ClickHouse runs no merge in any database, so that merges left by the phases
- * before it (in the full bench, the projector's backlog of 3.6 million events comes just before) do
+ * before it (in the full bench, the projector's backlog of 6 million events comes just before) do
  * not share the two cores with it; the merges found running and the wait are reported. The 95th
  * percentile is of 60 runs in the full bench: of 20 it was their second slowest, one stall's figure.
  */
