@@ -69,7 +69,7 @@ const RESTART_DELAY_MS = 1_000;
 const MAX_RESTART_DELAY_MS = 10_000;
 
 /** see the consumer's `minBytes` below */
-const FETCH_MIN_BYTES = 256 * 1024;
+const FETCH_MIN_BYTES = 8 * 1024 * 1024;
 const FETCH_MAX_WAIT_MS = 250;
 
 export interface ClusterProjectorOptions {
@@ -134,7 +134,11 @@ export class ClusterProjector {
       // Under live traffic the broker holds a fetch until it has this much or this long has passed:
       // with kafkajs's defaults (any byte, at once) the consumer fetched a few events hundreds of
       // times a second, and its socket writes alone were 12% of the projector's CPU, while a write
-      // starts at most once a second anyway (LIVE_WRITE_INTERVAL_MS). A backlog fills every fetch at once.
+      // starts at most once a second anyway (LIVE_WRITE_INTERVAL_MS). More bytes than live traffic
+      // brings in the wait (8 MiB is about 8,000 requests' events) makes it a fetch every 250 ms
+      // whatever the rate: with 256 KiB a busy node's traffic came in a dozen fetches a second, each
+      // a batch per partition to parse and encode on its own, and the projector spent about a tenth
+      // more CPU a request (docs/performance.md, the twentieth round). A backlog fills every fetch at once.
       minBytes: FETCH_MIN_BYTES,
       maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },
@@ -280,12 +284,25 @@ export class ClusterProjector {
       this.#options.log?.('offset commit failed; the batch will be re-delivered', { error: String(error) }),
     );
     // While the queue is full the consumer waits, heartbeating so the group keeps this member.
+    await this.#waitForRoom(accepted, heartbeat);
+  }
+
+  /**
+   * Resolves once the queue took the batch, heartbeating every second meanwhile. The queue usually
+   * has room at once: no timer is made then, as a timer per batch (hundreds a second under live
+   * traffic, each left pending for its second) was work for nothing.
+   */
+  async #waitForRoom(accepted: Promise<void>, heartbeat: () => Promise<void>): Promise<void> {
     let room = false;
     void accepted.then(() => {
       room = true;
     });
+    // With room, `accepted` is already resolved: the callback above runs before this await resumes.
+    await Promise.resolve();
     while (!room) {
-      await Promise.race([accepted, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([accepted, new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+      clearTimeout(timer);
       await heartbeat().catch(() => {});
     }
   }

@@ -147,3 +147,50 @@ describe('ClusterProjector, when kafkajs gives up on its consumer', () => {
     expect(consumers).toHaveLength(1);
   });
 });
+
+describe('ClusterProjector, handing batches to its write queue', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('leaves no timer behind for a batch the queue takes at once', async () => {
+    vi.useFakeTimers();
+    let eachBatch: ((payload: unknown) => Promise<void>) | undefined;
+    const consumer = new FakeConsumer();
+    consumer.run = async function (this: FakeConsumer, options?: { eachBatch: typeof eachBatch }) {
+      eachBatch = options?.eachBatch;
+    } as FakeConsumer['run'];
+    const projector = new ClusterProjector({
+      kafka: { consumer: () => consumer } as unknown as Kafka,
+      topics: { entity: 'entity-events', traffic: 'traffic-events' },
+      groupId: 'projector',
+      redisWriter: {
+        batchOf: () => ({ others: [] }),
+        applyBatches: async () => [],
+      } as unknown as RedisProjectionWriter,
+      clickhouseWriter: { prepare: async () => {}, writeRows: async () => {} } as unknown as ClickHouseUsageWriter,
+      log: () => {},
+    });
+    await projector.start();
+    const before = vi.getTimerCount();
+    let heartbeats = 0;
+    for (let offset = 0; offset < 50; offset++) {
+      await eachBatch!({
+        batch: {
+          topic: 'traffic-events',
+          partition: 0,
+          messages: [{ offset: String(offset), value: Buffer.from('{}') }],
+        },
+        resolveOffset: () => {},
+        heartbeat: async () => {
+          heartbeats++;
+        },
+        isRunning: () => true,
+        isStale: () => false,
+      });
+    }
+    // Before, each batch left a one-second timer pending (and called heartbeat once).
+    expect(vi.getTimerCount() - before).toBeLessThan(5);
+    expect(heartbeats).toBe(0);
+    await vi.runAllTimersAsync();
+    await projector.stop();
+  });
+});
