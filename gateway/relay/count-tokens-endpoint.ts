@@ -12,6 +12,7 @@ import { countTokensRequestSchema } from '../../contracts/anthropic/count-tokens
 import { buildAnthropicCountTokensRequest } from '../providers/anthropic/count-tokens.ts';
 import { isTokenCount } from '../providers/usage-check.ts';
 import type { Route } from './channel-router.ts';
+import { millisecondsSince } from './elapsed.ts';
 import { type EndpointSpec, messagesEndpoint } from './endpoints.ts';
 import { UpstreamCallError } from './errors.ts';
 import { estimatePromptTokens } from './estimate-usage.ts';
@@ -34,7 +35,7 @@ function countedHere(call: RelayCall, body: Record<string, unknown>, route: Rout
   const started = performance.now();
   const tokens = estimatePromptTokens(body);
   attempt.status = 200;
-  attempt.latencyMs = performance.now() - started;
+  attempt.latencyMs = millisecondsSince(started);
   // No call was made: a half-open breaker's probe taken for this channel goes back untried.
   call.dependencies.breakers?.release(route.channel.channelId);
   answer(call, Buffer.from(JSON.stringify({ input_tokens: tokens })), { [ESTIMATE_HEADER]: 'estimate' });
@@ -51,7 +52,7 @@ async function countedUpstream(
   const started = performance.now();
   const reply = await dependencies.upstream.sendBuffered(upstream, signal, route.channel);
   attempt.status = reply.statusCode;
-  attempt.latencyMs = performance.now() - started;
+  attempt.latencyMs = millisecondsSince(started);
   if (reply.statusCode < 400) dependencies.breakers?.onSuccess(route.channel.channelId);
   refuseUnsuccessful(reply, route.channel);
   let count: unknown;

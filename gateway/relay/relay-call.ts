@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BuiltRequest, Provider, RelayInput } from '../providers/provider.ts';
 import type { Route } from './channel-router.ts';
 import type { ClientAbort } from './client-abort.ts';
+import { millisecondsSince } from './elapsed.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import type { RelayDependencies } from './relay-handler.ts';
 import type { RequestHolds } from './request-holds.ts';
@@ -46,6 +47,6 @@ export const MAX_ERROR_BODY = 64 * 1024;
 /** The attempt's answer: its status and time for the retry chain, a success for the channel's breaker. */
 export function noteAnswer(call: RelayCall, exchange: UpstreamExchange, statusCode: number, started: number): void {
   exchange.attempt.status = statusCode;
-  exchange.attempt.latencyMs = performance.now() - started;
+  exchange.attempt.latencyMs = millisecondsSince(started);
   if (statusCode < 400) call.dependencies.breakers?.onSuccess(exchange.route.channel.channelId);
 }

@@ -24,6 +24,7 @@ import { estimatedMaximumCost, hasBudget, reserveBudgets } from './budget.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { ClientAbort } from './client-abort.ts';
+import { millisecondsSince } from './elapsed.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { internalError, isUpstreamFailure } from './failure-origin.ts';
@@ -234,7 +235,7 @@ async function relayToUpstream(call: RelayCall, resolved: ResolvedModel): Promis
         keyIndex === 0 ? route : { ...route, channel: { ...route.channel, apiKey: route.channel.apiKeys![keyIndex]! } };
       return await (endpoint.relayOnce ?? relayOnce)(call, resolved, keyed, attempt);
     } catch (error) {
-      attempt.latencyMs = performance.now() - started;
+      attempt.latencyMs = millisecondsSince(started);
       // The request itself is at fault (a conversion refused it): another channel would not help.
       if (error instanceof GatewayError && !(error instanceof UpstreamCallError)) {
         attempt.error = 'refused';

@@ -16,6 +16,7 @@ import { isoTimePrinter } from '../events/iso-time.ts';
 import { newEvent } from '../events/new-event.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { TokenCounts } from '../providers/provider.ts';
+import { millisecondsSince } from './elapsed.ts';
 
 const printStartedAt = isoTimePrinter();
 const printOccurredAt = isoTimePrinter();
@@ -61,7 +62,7 @@ export class RequestRecord {
   }
 
   markFirstToken(): void {
-    this.firstTokenMs ??= performance.now() - this.#startedClock;
+    this.firstTokenMs ??= millisecondsSince(this.#startedClock);
   }
 
   fail(status: number, errorType: string, message: string): void {
@@ -72,7 +73,7 @@ export class RequestRecord {
 
   /** ms since the request started */
   elapsedMs(): number {
-    return performance.now() - this.#startedClock;
+    return millisecondsSince(this.#startedClock);
   }
 
   /** The usage's cost as it stands, as `toEvents` will record it; null when unpriced or no tokens were used. */
