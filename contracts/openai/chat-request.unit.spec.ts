@@ -3,7 +3,7 @@
  * and its "Limits", plus the sentence a client sees when a request is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { describeIssues, firstIssueField } from '../../gateway/relay/validation-message.ts';
+import { describeIssues, firstIssueField } from '../validation-message.ts';
 import { chatCompletionRequestSchema, MAX_TOOLS } from './chat-request.ts';
 
 const base = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] };

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { type GatewayConfigFile, gatewayConfigFileSchema } from '../../contracts/gateway-config.ts';
-import { describeIssues } from '../relay/validation-message.ts';
+import { describeIssues } from '../../contracts/validation-message.ts';
 
 export function readConfigFile(file: string): GatewayConfigFile {
   let text: string;

@@ -6,10 +6,10 @@
 import type { ErrorRequestHandler } from 'express';
 import type { z } from 'zod';
 import type { ConsoleError } from '../../contracts/console-api.ts';
+import { describeIssues, firstIssueField } from '../../contracts/validation-message.ts';
 import { log } from '../../platform/log.ts';
 import { GuardBusyError } from '../../stores/ports.ts';
 import { CommandError, type CommandErrorKind } from '../commands/errors.ts';
-import { describeIssues, firstIssueField } from '../relay/validation-message.ts';
 import { type BrokenRule, brokenRule } from './validation-rule.ts';
 
 export class ApiError extends Error {

@@ -6,6 +6,7 @@
  * in the background. Runs on bare node:http: no middleware on this path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeIssues, firstIssueField } from '../../contracts/validation-message.ts';
 import { log } from '../../platform/log.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel, QuotaLedger, RateLimiter } from '../../stores/ports.ts';
@@ -38,7 +39,6 @@ import { RequestHolds } from './request-holds.ts';
 import { RequestRecord } from './request-record.ts';
 import type { ResponseState } from './response-state.ts';
 import { transportError, type UpstreamClient } from './upstream-client.ts';
-import { describeIssues, firstIssueField } from './validation-message.ts';
 
 export interface RelayDependencies {
   lookups: LookupReadModel;

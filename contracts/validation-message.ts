@@ -1,5 +1,5 @@
 /**
- * @module gateway/relay/validation-message
+ * @module contracts/validation-message
  * Turns zod issues into one sentence that names the field and the rule broken, e.g.
  * `temperature: must be at most 2 (got 3)`. Clients show this message to people.
  */
