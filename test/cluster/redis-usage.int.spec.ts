@@ -108,6 +108,26 @@ describe.skipIf(services === null)('key usage in Redis', () => {
     expect(usageB['lastUsedAt']).toBe(new Date(Date.UTC(2026, 0, 1, 0, 0, 1199)).toISOString());
   });
 
+  it('keeps a request’s marker for 7 days, at the size the README tells operators to plan for', async () => {
+    const events: GatewayEvent[] = [];
+    for (let index = 0; index < 2000; index++) {
+      const startedAt = new Date(Date.UTC(2026, 1, 1, 0, 0, index)).toISOString();
+      events.push(
+        ...requestEvents(`019a7c3e-5b1f-7000-8000-${String(index).padStart(12, '0')}`, 'key-m', startedAt, 3),
+      );
+    }
+    await writer.apply(events);
+    const marker = keys.applied('019a7c3e-5b1f-7000-8000-000000000007');
+    const week = 7 * 24 * 3600;
+    const ttl = await redis.ttl(marker);
+    expect(ttl).toBeGreaterThan(week - 60);
+    expect(ttl).toBeLessThanOrEqual(week);
+    // The README's "about 150 bytes each": the allocator's figure for a marker with this prefix.
+    const bytes = await redis.memoryUsage(marker);
+    expect(bytes).toBeGreaterThan(60);
+    expect(bytes).toBeLessThanOrEqual(160);
+  });
+
   it('applies several batches at once as it applies their events in one batch (the projector’s write)', async () => {
     const events: GatewayEvent[] = [];
     // 700 requests over two keys and two users, with costs: the script calls of 500 requests each
