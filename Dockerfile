@@ -3,9 +3,9 @@
 #   cluster gateway node:  node dist/gateway/main.js --role=gateway
 #   projector:             node dist/projector/main.js
 #   rebuild:               node dist/projector/rebuild.js
-# BASE_IMAGE is any Debian-based image with Node >= 20.19, npm and Node's headers (better-sqlite3 is
+# BASE_IMAGE is any Debian-based image with Node >= 24, npm and Node's headers (better-sqlite3 is
 # compiled in the build stage); `scripts/images build` makes one locally where no registry answers.
-ARG BASE_IMAGE=node:20-bookworm-slim
+ARG BASE_IMAGE=node:24-trixie-slim
 
 FROM ${BASE_IMAGE} AS build
 # better-sqlite3 compiles from source when its prebuilt binary cannot be downloaded.

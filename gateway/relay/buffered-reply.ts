@@ -5,6 +5,7 @@
  * async resource, a Readable stream and the machinery that consumes it; a relay that needs the body
  * whole before it can answer pays for none of that here. A body over the limit ends the call.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { ClientAbort } from './client-abort.ts';
 import { headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
@@ -25,7 +26,7 @@ export class BufferedReplyHandler extends UpstreamCallHandler implements Dispatc
   #chunks: Buffer[] = [];
   #size = 0;
   #statusCode = 0;
-  #rawHeaders: Buffer[] = [];
+  #headers: IncomingHttpHeaders = {};
 
   constructor(signal: ClientAbort, settle: Settle, limitBytes: number) {
     super(signal);
@@ -33,39 +34,37 @@ export class BufferedReplyHandler extends UpstreamCallHandler implements Dispatc
     this.#limitBytes = limitBytes;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     // 1xx informational answers come before the real one.
     if (statusCode >= 200) {
       this.#statusCode = statusCode;
-      this.#rawHeaders = rawHeaders;
+      this.#headers = headers;
     }
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.#size += chunk.length;
     if (this.#size > this.#limitBytes) {
-      // Drop what was read, so that the memory goes back now, and end the call (undici calls onError).
+      // Drop what was read, so that the memory goes back now, and end the call (undici calls onResponseError).
       this.#chunks = [];
       this.abortCall(replyTooLarge(this.#limitBytes, this.#statusCode));
-      return false;
+      return;
     }
     this.#chunks.push(chunk);
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.stopWatching();
     const chunks = this.#chunks;
-    const rawHeaders = this.#rawHeaders;
+    const headers = this.#headers;
     this.#settle.resolve({
       statusCode: this.#statusCode,
       body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size),
-      header: (name) => headerOf(rawHeaders, name),
+      header: (name) => headerOf(headers, name),
     });
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.stopWatching();
     this.#settle.reject(error);
   }

@@ -4,11 +4,12 @@
  * interface that hands each chunk of the body to the relay in the call that received it. undici's
  * `request()` would wrap the body in a Readable, and reading that with an async iterator costs a
  * promise and a microtask per chunk; here a full client socket pauses the upstream read directly
- * (undici's `resume` starts it again).
+ * through undici's controller (whose `resume` starts it again).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { ClientAbort } from './client-abort.ts';
-import { contentHeadersOf, headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
+import { headerOf, UpstreamCallHandler } from './upstream-call-handler.ts';
 
 /** Takes one chunk of the body; false pauses the upstream until `resume()`. */
 export type ChunkSink = (chunk: Buffer) => boolean;
@@ -35,7 +36,7 @@ const EARLY_LIMIT = 64 * 1024;
 
 export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatcher.DispatchHandler {
   #settleHeaders: Settle | null;
-  #resume: (() => void) | null = null;
+  #controller: Dispatcher.DispatchController | null = null;
   /** Chunks that arrived before `consume` was called (the same socket read can carry headers and data). */
   #early: Buffer[] = [];
   #earlyBytes = 0;
@@ -51,41 +52,42 @@ export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatc
     this.#frameLimitBytes = frameLimitBytes;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     // 1xx informational answers come before the real one.
-    if (statusCode < 200) return true;
-    this.#resume = resume;
+    if (statusCode < 200) return;
+    this.#controller = controller;
     const settle = this.#settleHeaders;
     this.#settleHeaders = null;
-    const content = contentHeadersOf(rawHeaders);
     settle?.resolve({
       statusCode,
-      contentType: content.type,
-      contentEncoding: content.encoding,
+      contentType: headerOf(headers, 'content-type'),
+      contentEncoding: headerOf(headers, 'content-encoding'),
       frameLimitBytes: this.#frameLimitBytes,
-      header: (name) => headerOf(rawHeaders, name),
+      header: (name) => headerOf(headers, name),
       consume: (sink) => this.#consume(sink),
-      resume: () => this.#resume?.(),
+      resume: () => this.#controller?.resume(),
       abort: (error) => this.abortCall(error),
     });
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.#sink) return this.#sink(chunk);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#sink) {
+      if (!this.#sink(chunk)) controller.pause();
+      return;
+    }
     this.#early.push(chunk);
     this.#earlyBytes += chunk.length;
     // Nothing reads the reply yet: hold the upstream rather than the whole body in memory.
-    return this.#earlyBytes < EARLY_LIMIT;
+    if (this.#earlyBytes >= EARLY_LIMIT) controller.pause();
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.stopWatching();
     this.#ended = true;
     this.#settleBody?.resolve();
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.stopWatching();
     this.#failure = error;
     if (this.#settleHeaders) {
@@ -113,7 +115,7 @@ export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatc
       this.#sink = sink;
       if (this.#failure) reject(this.#failure);
       else if (this.#ended) resolve();
-      else if (this.#earlyBytes >= EARLY_LIMIT) this.#resume?.();
+      else if (this.#earlyBytes >= EARLY_LIMIT) this.#controller?.resume();
       this.#earlyBytes = 0;
     });
   }

@@ -77,14 +77,17 @@ export class TsvBuffers {
     return this.#done.splice(0);
   }
 
+  /** A copy of the used part in memory of its own: `Buffer.from` would hand out a slice of Node's shared pool. */
+  #copyUsed(): Buffer {
+    const copy = Buffer.allocUnsafeSlow(this.#used);
+    this.#buffer!.copy(copy, 0, 0, this.#used);
+    return copy;
+  }
+
   #seal(): void {
     if (this.#buffer === null) return;
     if (this.#used > 0)
-      this.#done.push(
-        this.#used * 2 < this.#bufferBytes
-          ? Buffer.from(this.#buffer.subarray(0, this.#used))
-          : this.#buffer.subarray(0, this.#used),
-      );
+      this.#done.push(this.#used * 2 < this.#bufferBytes ? this.#copyUsed() : this.#buffer.subarray(0, this.#used));
     this.#buffer = null;
     this.#used = 0;
   }

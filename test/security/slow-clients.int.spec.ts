@@ -206,7 +206,7 @@ describe('idle sockets', () => {
     await sleep(200);
     expect(clients.every((client) => /^HTTP\/1\.1 200 /.test(client.received()))).toBe(true);
     expect(clients.filter((client) => !client.socket.destroyed)).toHaveLength(50);
-    // Node 20.20 gives an idle socket one second more than the keep-alive timeout it advertises
+    // Node gives an idle socket one second more than the keep-alive timeout it advertises
     // (`keep-alive: timeout=…`), so that a client reusing it at the last moment is not reset.
     const closedWithin = await timeTo(Promise.all(clients.map((client) => client.closed)), 3_000);
     expect(closedWithin).toBeGreaterThan(400 + 1_000 - 200 - 150);
