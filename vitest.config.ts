@@ -3,17 +3,21 @@ import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Suites that share the real Kafka, ClickHouse and Redis servers. Some stop a server on purpose
- * (outage tests), so they run one file at a time, after everything else (`npm test` runs the two
- * projects in turn).
+ * The tiers (`npm test` runs them in turn, scripts/test-tiers.mjs):
+ * - fast: unit tests and integration tests on the embedded stores, in-process (`npm run test:fast`);
+ * - faults: the embedded gateway as a process killed, starved of disk, flooded, disconnected;
+ * - browser: the console in Chromium;
+ * - cluster: suites that share the real Kafka, ClickHouse and Redis servers. Some stop a server on
+ *   purpose (outage tests), so its files run one at a time;
+ * - container: the project's image and the compose stack (scripts/images build first; .ci/run).
  */
 const sharedServerSuites = [
   'test/cluster/**/*.spec.ts',
   'test/faults/cluster-*.spec.ts',
   'test/e2e/console-cluster.e2e.spec.ts',
 ];
-
-/** Suites that build on the project's image and the compose stack (scripts/images build first); .ci/run. */
+const faultSuites = ['test/faults/**/*.spec.ts'];
+const browserSuites = ['test/e2e/**/*.spec.ts'];
 const containerSuites = ['test/container/**/*.spec.ts'];
 
 const shared = {
@@ -33,7 +37,7 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'main',
+          name: 'fast',
           include: [
             'test/**/*.spec.ts',
             'contracts/**/*.spec.ts',
@@ -44,7 +48,26 @@ export default defineConfig({
             // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.
             'console/src/**/*.unit.spec.ts',
           ],
-          exclude: ['**/node_modules/**', ...sharedServerSuites, ...containerSuites],
+          exclude: ['**/node_modules/**', ...sharedServerSuites, ...faultSuites, ...browserSuites, ...containerSuites],
+          ...shared,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'faults',
+          include: faultSuites,
+          globalSetup: ['test/support/bundle-global-setup.ts'],
+          exclude: ['**/node_modules/**', ...sharedServerSuites],
+          ...shared,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: browserSuites,
+          exclude: ['**/node_modules/**', ...sharedServerSuites],
           ...shared,
         },
       },
@@ -55,7 +78,7 @@ export default defineConfig({
           include: sharedServerSuites,
           fileParallelism: false,
           // Kafka, ClickHouse and Redis through testcontainers where a Docker engine answers (once per run).
-          globalSetup: ['test/cluster/cluster-global-setup.ts'],
+          globalSetup: ['test/support/bundle-global-setup.ts', 'test/cluster/cluster-global-setup.ts'],
           ...shared,
         },
       },

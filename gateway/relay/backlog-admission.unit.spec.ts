@@ -4,7 +4,7 @@
  * waiting requests' events) or after waiting too long it is refused with 503 event_log_behind. The
  * log's writer is told to hurry before anyone waits, and told to calm down once the queue stays low.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BacklogAdmission } from './backlog-admission.ts';
 import { GatewayError } from './errors.ts';
 
@@ -78,7 +78,15 @@ describe('BacklogAdmission', () => {
     expect(admission.waiting).toBe(0);
   });
 
+  // The calm periods are timed on a fake clock (setTimeout and performance.now), so that what takes
+  // seconds of real time takes none.
+  const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('tells the log to hurry at half the soft mark, before anyone waits, and to calm down once the queue stays low', async () => {
+    fakeClock();
     let depth = 120;
     const urgency: boolean[] = [];
     const admission = new BacklogAdmission({
@@ -90,13 +98,14 @@ describe('BacklogAdmission', () => {
     expect(admission.admit()).toBeNull();
     expect(urgency).toEqual([true]);
     depth = 0;
-    await sleep(600);
+    await vi.advanceTimersByTimeAsync(600);
     expect(urgency).toEqual([true]);
-    await sleep(900);
+    await vi.advanceTimersByTimeAsync(900);
     expect(urgency).toEqual([true, false]);
   });
 
   it('keeps the log urgent longer each time urgency comes back soon after it ended (a machine that stays busy)', async () => {
+    fakeClock();
     let depth = 120;
     const urgency: Array<{ urgent: boolean; at: number }> = [];
     const admission = new BacklogAdmission({
@@ -111,7 +120,7 @@ describe('BacklogAdmission', () => {
       expect(admission.admit()).toBeNull();
       const start = performance.now();
       depth = 0;
-      while (urgency.at(-1)!.urgent) await sleep(20);
+      while (urgency.at(-1)!.urgent) await vi.advanceTimersByTimeAsync(20);
       return urgency.at(-1)!.at - start;
     };
     const first = await calmPeriod();
@@ -120,7 +129,7 @@ describe('BacklogAdmission', () => {
     expect(first).toBeLessThan(400);
     expect(second).toBeGreaterThanOrEqual(200);
     expect(third).toBeGreaterThanOrEqual(400);
-    await sleep(4_500); // well past ten calm periods: urgency that comes back now is a new episode
+    await vi.advanceTimersByTimeAsync(4_500); // well past ten calm periods: urgency that comes back now is a new episode
     expect(await calmPeriod()).toBeLessThan(400);
   });
 });

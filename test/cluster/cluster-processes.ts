@@ -1,7 +1,8 @@
 /**
  * @module test/cluster/cluster-processes
  * Real processes of a cluster deployment for tests: gateway nodes (`--role=gateway`) and projectors,
- * each a child `node --import tsx` process with its own environment, killable with SIGKILL.
+ * each a child process started from the server bundle (test/support/server-bundle.ts, built by the
+ * project's globalSetup) with its own environment, killable with SIGKILL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundled } from '../support/server-bundle.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -39,7 +41,7 @@ function start(
   environment: Record<string, string>,
   readyLine: RegExp,
 ): Promise<ClusterProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, ['--enable-source-maps', bundled(script), ...args], {
     cwd: root,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],

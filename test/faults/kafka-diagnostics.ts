@@ -26,6 +26,28 @@ export async function groupLag(kafkaBrokers: string, namespace: string): Promise
   }
 }
 
+/**
+ * Events of the traffic topic past the projector group's committed offsets: the backlog that a store
+ * the projector cannot write to leaves behind (a partition never committed counts from its start).
+ */
+export async function trafficBacklog(kafkaBrokers: string, namespace: string): Promise<number> {
+  const admin = connectKafka({ kafkaBrokers }, 'faults-backlog').admin();
+  await admin.connect();
+  try {
+    const topic = topicNames(namespace).traffic;
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId: `${namespace}projector`, topics: [topic] });
+    let behind = 0;
+    for (const end of ends) {
+      const at = Number(committed?.partitions.find((partition) => partition.partition === end.partition)?.offset ?? -1);
+      behind += Number(end.offset) - Math.max(at, 0);
+    }
+    return behind;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** How many of `ids` the traffic topic holds (by the client's request id in a message's bytes). */
 export async function foundInKafka(kafkaBrokers: string, namespace: string, ids: string[]): Promise<string> {
   const kafka = connectKafka({ kafkaBrokers }, 'faults-scan');

@@ -1,5 +1,5 @@
 /**
- * A gateway started on a port another process holds (issue 21, item 12) says so in one line, naming the
+ * A gateway started on a port another process holds says so in one line, naming the
  * port and how to choose another, and exits with status 1: no stack trace, no `gateway started`.
  */
 import { spawn } from 'node:child_process';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
+import { bundled } from '../support/server-bundle.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cleanups: Array<() => void> = [];
@@ -25,7 +26,7 @@ it('exits with status 1 and one line naming the taken port and PORT', async () =
   const dataDirectory = mkdtempSync(path.join(tmpdir(), 'port-in-use-'));
   cleanups.push(() => rmSync(dataDirectory, { recursive: true, force: true }));
 
-  const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], {
+  const child = spawn(process.execPath, [bundled('gateway/main.ts')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDirectory, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
