@@ -19,6 +19,7 @@ import { GatewayError } from './relay/errors.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
 import { answerStoredResponse, STORED_RESPONSES_PREFIX } from './relay/stored-responses.ts';
+import { answerUnknownRoute, isApiPath } from './relay/unknown-route.ts';
 
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
@@ -148,6 +149,10 @@ export function createGatewayServer(
     }
     if (path.startsWith(STORED_RESPONSES_PREFIX)) {
       void answerStoredResponse(request, response, path, relay);
+      return;
+    }
+    if (isApiPath(path)) {
+      answerUnknownRoute(request, response, path);
       return;
     }
     consoleApp(request, response);

@@ -22,6 +22,12 @@ export const countTokensRequestSchema = z.looseObject({
   thinking: thinkingConfigSchema.optional(),
 });
 
+/** What the gateway reads of every count_tokens body: an Anthropic channel judges the rest, as on Messages. */
+export const countTokensEnvelopeSchema = z.looseObject({
+  model: z.string().min(1, 'must name a model'),
+  messages: z.array(z.looseObject({ role: z.string() })).min(1, 'must hold at least one message'),
+});
+
 /** The answer (`MessageTokensCount`): every token of the system prompt, tools and messages. */
 export const tokensCountSchema = z.looseObject({ input_tokens: z.number().int().min(0) });
 

@@ -65,7 +65,7 @@ describe('messages', () => {
     expect(accepts(withContent('hi', role))).toBe(true);
   });
 
-  it.each(['system', 'tool', 'developer', 'bot'])('refuses role %s', (role) => {
+  it.each(['tool', 'developer', 'bot'])('refuses role %s', (role) => {
     expect(accepts(withContent('hi', role))).toBe(false);
   });
 

@@ -62,8 +62,13 @@ export const neutralPartSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('redacted-thinking'), data: z.string() }),
 ]);
 
+/**
+ * A `system` turn is an instruction given in the middle of the conversation (text parts only); those
+ * before the first turn are the request's `system`. A kind that takes none in the conversation gets
+ * them moved to its system prompt, with a warning (converted-request.ts).
+ */
 export const neutralTurnSchema = z.object({
-  role: z.enum(['user', 'assistant']),
+  role: z.enum(['user', 'assistant', 'system']),
   parts: z.array(neutralPartSchema),
 });
 
@@ -94,7 +99,7 @@ export const neutralResponseFormatSchema = z.discriminatedUnion('type', [
 
 export const neutralRequestSchema = z.object({
   model: z.string(),
-  /** system (and developer) instructions, in order */
+  /** system (and developer) instructions before the conversation, in order */
   system: z.array(z.string()),
   /** a cache breakpoint after the whole system prompt */
   systemCache: neutralCacheSchema.optional(),

@@ -2,7 +2,8 @@
  * @module contracts/openai/chat-request
  * The body of `POST /v1/chat/completions`, with every field, default and range of the gateway spec.
  * Defaults are documented here but not injected: the upstream applies its own, and a relayed request
- * should carry only what the client sent.
+ * should carry only what the client sent. The relay checks only the envelope at the end before
+ * routing; a converted channel checks this whole contract.
  */
 import { z } from 'zod';
 import { chatMessageSchema } from './chat-message.ts';
@@ -81,6 +82,28 @@ export const chatCompletionRequestSchema = z.looseObject({
   logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullish(),
   user: z.string().optional(),
   metadata: z.record(z.string(), z.string()).nullish(),
+});
+
+/**
+ * What the gateway itself reads of every `/v1/chat/completions` body, whichever channel serves it:
+ * the model it routes by, `stream` and `stream_options` (it asks for the usage chunk), the completion
+ * allowance and `n` (the quota and budget holds count them), the spec's own limits (temperature,
+ * penalties, at most 128 tools) and a conversation of messages with a role. An OpenAI channel receives
+ * everything else as the client wrote it and is the judge of it; a converted channel checks the whole
+ * contract above before reading.
+ */
+export const chatCompletionEnvelopeSchema = z.looseObject({
+  model: z.string().min(1, 'must name a model'),
+  messages: z.array(z.looseObject({ role: z.string() })).min(1, 'must hold at least one message'),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  n: z.number().int().min(1).max(128).nullish(),
+  max_tokens: z.number().int().min(1).nullish(),
+  max_completion_tokens: z.number().int().min(1).nullish(),
+  presence_penalty: penalty.nullish(),
+  frequency_penalty: penalty.nullish(),
+  tools: z.array(z.unknown()).max(MAX_TOOLS).optional(),
 });
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;

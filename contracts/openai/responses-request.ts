@@ -4,7 +4,8 @@
  * completions: every field the gateway reads is typed and ranged; unknown fields pass (a native
  * Responses upstream may know them). Input items of built-in tools (web search, file search, computer
  * use, …) and built-in tool definitions pass the contract: whether a channel can run them is decided
- * per channel kind (a converted channel refuses them, naming them).
+ * per channel kind (a converted channel drops them, naming them). The relay checks only the envelope
+ * below before routing; a converted channel checks this whole contract.
  */
 import { z } from 'zod';
 import { MAX_TOOLS } from './chat-request.ts';
@@ -48,6 +49,8 @@ export const responsesFunctionCallItemSchema = z.looseObject({
   id: z.string().optional(),
   call_id: z.string().min(1, 'must not be empty'),
   name: z.string().min(1, 'must name the function'),
+  /** the namespace tool the function belongs to, as the reply named it */
+  namespace: z.string().nullish(),
   arguments: z.string(),
   status: z.string().optional(),
 });
@@ -70,7 +73,7 @@ export const responsesReasoningItemSchema = z.looseObject({
   status: z.string().optional(),
 });
 
-/** Any other item type (a built-in tool's call or output, an item reference): a converted channel refuses it. */
+/** Any other item type (a built-in tool's call or output, an item reference): a converted channel drops or refuses it. */
 export const responsesOtherItemSchema = z.looseObject({
   type: z.string().refine((type) => !['message', 'function_call', 'function_call_output', 'reasoning'].includes(type)),
 });
@@ -91,14 +94,32 @@ export const responsesFunctionToolSchema = z.looseObject({
   strict: z.boolean().nullish(),
 });
 
+/**
+ * Function tools grouped under a name (Codex's `multi_agent_v1`): the model calls them by their own
+ * name, and the call names the namespace beside it.
+ */
+export const responsesNamespaceToolSchema = z.looseObject({
+  type: z.literal('namespace'),
+  name: functionNameSchema,
+  description: z.string().nullish(),
+  tools: z.array(
+    z.union([
+      responsesFunctionToolSchema,
+      z.looseObject({ type: z.string().refine((type) => type !== 'function', 'a function tool needs a valid name') }),
+    ]),
+  ),
+});
+
 /** A built-in tool (web_search, file_search, code_interpreter, …), run by OpenAI itself. */
 export const responsesBuiltInToolSchema = z.looseObject({
-  type: z.string().refine((type) => type !== 'function', 'a function tool needs a valid name'),
+  type: z
+    .string()
+    .refine((type) => type !== 'function' && type !== 'namespace', 'a function or namespace tool needs a valid name'),
 });
 
 export const responsesToolChoiceSchema = z.union([
   z.enum(['none', 'auto', 'required']),
-  z.looseObject({ type: z.literal('function'), name: functionNameSchema }),
+  z.looseObject({ type: z.literal('function'), name: functionNameSchema, namespace: z.string().nullish() }),
   /** a built-in tool forced by type, or `allowed_tools`: for native upstreams */
   z.looseObject({ type: z.string() }),
 ]);
@@ -122,7 +143,7 @@ export const responsesRequestSchema = z.looseObject({
   input: z.union([z.string(), z.array(responsesInputItemSchema)]).optional(),
   instructions: z.string().nullish(),
   tools: z
-    .array(z.union([responsesFunctionToolSchema, responsesBuiltInToolSchema]))
+    .array(z.union([responsesFunctionToolSchema, responsesNamespaceToolSchema, responsesBuiltInToolSchema]))
     .max(MAX_TOOLS)
     .optional(),
   tool_choice: responsesToolChoiceSchema.optional(),
@@ -145,6 +166,22 @@ export const responsesRequestSchema = z.looseObject({
   store: z.boolean().nullish(),
   previous_response_id: z.string().nullish(),
   user: z.string().optional(),
+});
+
+/**
+ * What the gateway itself reads of every `/v1/responses` body, whichever channel serves it: the model
+ * it routes by, `stream`, `store` and `previous_response_id` (it keeps and continues conversations),
+ * `max_output_tokens` (the quota and budget holds count it) and input items it can walk. A native
+ * Responses channel receives everything else as the client wrote it and is the judge of it (new
+ * tool types, items and fields); a converted channel checks the whole contract above before reading.
+ */
+export const responsesEnvelopeSchema = z.looseObject({
+  model: z.string().min(1, 'must name a model'),
+  input: z.union([z.string(), z.array(z.looseObject({}))]).optional(),
+  stream: z.boolean().nullish(),
+  store: z.boolean().nullish(),
+  previous_response_id: z.string().nullish(),
+  max_output_tokens: z.number().int().min(1).nullish(),
 });
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

@@ -26,6 +26,8 @@ export const responsesOutputFunctionCallSchema = z.object({
   id: z.string(),
   call_id: z.string(),
   name: z.string(),
+  /** the namespace tool (`tools[].type: namespace`) the function belongs to; `name` is its own name in it */
+  namespace: z.string().optional(),
   arguments: z.string(),
   status: z.enum(['in_progress', 'completed', 'incomplete']),
 });

@@ -72,5 +72,11 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
       response.setHeader('cache-control', 'no-cache').sendFile(indexFile),
     );
   }
+  // Whatever no route took (a POST to a console page, a path the console does not have) is answered in
+  // the console API's JSON error shape, never Express's HTML page.
+  app.use((request, response) => {
+    const error = new ApiError(404, 'not_found', `No route ${request.method} ${request.path}.`);
+    response.status(404).setHeader('cache-control', 'no-store').json(error.body());
+  });
   return app;
 }

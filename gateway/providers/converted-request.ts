@@ -13,16 +13,44 @@ export interface ConvertedRequest extends WrittenRequest {
   neutral: NeutralRequest;
 }
 
+/**
+ * System turns given in the conversation, moved after the system prompt for a kind that takes
+ * instructions only there (Anthropic's `system`, Gemini's `systemInstruction`, Bedrock's `system`).
+ * Kept rather than dropped or turned into user text: the model still follows them, though no longer
+ * at their turn, which the warning says.
+ */
+export function hoistSystemTurns(request: NeutralRequest, target: string, warnings: string[]): NeutralRequest {
+  if (!request.turns.some((turn) => turn.role === 'system')) return request;
+  const system = [...request.system];
+  const turns = request.turns.filter((turn) => {
+    if (turn.role !== 'system') return true;
+    const text = turn.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+    if (text) system.push(text);
+    return false;
+  });
+  warnings.push(`system messages in the conversation moved to the system prompt: ${target} takes them only there`);
+  // Turns of one role that the system turn stood between are one turn now.
+  const merged: NeutralRequest['turns'] = [];
+  for (const turn of turns) {
+    const last = merged.at(-1);
+    if (last && last.role === turn.role) merged[merged.length - 1] = { ...last, parts: [...last.parts, ...turn.parts] };
+    else merged.push(turn);
+  }
+  return { ...request, system, turns: merged };
+}
+
 /** `read` and the kind's writer, composed and remembered per client body. */
 export function requestConverter(
   read: (body: Record<string, unknown>) => ReadRequest,
-  kind: Pick<UpstreamKind, 'writeRequest'>,
+  kind: Pick<UpstreamKind, 'writeRequest' | 'capabilities' | 'label'>,
+  target = kind.label ?? 'the channel',
 ): (body: Record<string, unknown>) => ConvertedRequest {
   const converted = new WeakMap<object, ConvertedRequest>();
   return (body) => {
     let result = converted.get(body);
     if (!result) {
-      const { request: neutral, warnings } = read(body);
+      const { request, warnings } = read(body);
+      const neutral = kind.capabilities.systemTurns ? request : hoistSystemTurns(request, target, warnings);
       const written = kind.writeRequest(neutral);
       result = { ...written, neutral, warnings: [...warnings, ...written.warnings] };
       converted.set(body, result);

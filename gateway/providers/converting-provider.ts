@@ -33,7 +33,7 @@ export interface IngressFormat {
 
 /** `format` served by a channel of `kind`; `target` names the kind in warnings ("no Anthropic equivalent"). */
 export function convertingProvider(format: IngressFormat, kind: UpstreamKind, target: string): Provider {
-  const convert = requestConverter((body) => format.read(body, target), kind);
+  const convert = requestConverter((body) => format.read(body, target), kind, target);
 
   function filters(input: RelayInput): ReplyPartFilter[] {
     const { answerTool } = convert(input.body);
@@ -52,7 +52,9 @@ export function convertingProvider(format: IngressFormat, kind: UpstreamKind, ta
   return {
     buildRequest(input) {
       const { body, warnings } = convert(input.body);
-      const built = kind.buildRequest({ ...input, body, clientHeaders: format.passHeaders ? input.clientHeaders : {} });
+      // The query string is the client format's (`?beta=true`): the kind's own URL takes none of it.
+      const headers = format.passHeaders ? input.clientHeaders : {};
+      const built = kind.buildRequest({ ...input, body, clientHeaders: headers, clientQuery: '' });
       const hideUsageChunk = format.hidesUsage ? format.hidesUsage(input.body) : built.hideUsageChunk;
       return withWarnings({ ...built, hideUsageChunk }, warnings);
     },

@@ -20,7 +20,10 @@ function textOf(content: unknown): { text: string; images: number } {
     return { text: content === undefined || content === null ? '' : JSON.stringify(content), images: 0 };
   let text = '';
   let images = 0;
-  for (const part of content as Array<Record<string, unknown>>) {
+  for (const item of content as unknown[]) {
+    // Only the envelope was checked (a same-format body is the upstream's to judge): skip what is not a part.
+    if (typeof item !== 'object' || item === null) continue;
+    const part = item as Record<string, unknown>;
     if (part['type'] === 'image_url' || part['type'] === 'image') images++;
     else if (typeof part['text'] === 'string') text += part['text'];
     else if (part['type'] === 'tool_use') text += JSON.stringify(part['input'] ?? {});

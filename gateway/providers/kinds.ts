@@ -69,6 +69,11 @@ export interface UpstreamKind {
     signedThinking: boolean;
     /** a channel of this kind may serve `/v1/responses` natively (`responses_api: true`) */
     nativeResponses: boolean;
+    /**
+     * its writer places system turns where they are in the conversation (OpenAI's system messages);
+     * without it they are moved to the system prompt before the writer sees them, with a warning
+     */
+    systemTurns?: boolean;
     /** how its streamed replies are framed; absent means server-sent events */
     streamFraming?: StreamFraming;
   };
@@ -88,7 +93,7 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
     createStreamReader: () => new OpenAIStreamReader(),
     buildRequest: buildOpenAIRequest,
     testRequest: ping,
-    capabilities: { signedThinking: false, nativeResponses: true },
+    capabilities: { signedThinking: false, nativeResponses: true, systemTurns: true },
   },
   anthropic: {
     label: 'Anthropic',

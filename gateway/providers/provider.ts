@@ -40,6 +40,11 @@ export interface RelayInput {
   body: Record<string, unknown>;
   stream: boolean;
   clientHeaders: Record<string, string | string[] | undefined>;
+  /**
+   * The client's query string with its `?` (`?beta=true`, which Anthropic's SDK adds to beta calls), or
+   * ''. A channel of the client's own format receives it as sent; a converted one never sees it.
+   */
+  clientQuery?: string;
 }
 
 export interface BuiltRequest {

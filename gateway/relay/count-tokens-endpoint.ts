@@ -8,7 +8,7 @@
  * the key checks and RPM apply, and the call is recorded as a `request.completed` of its own endpoint
  * (so refusals, failures and who counts how often stay visible in the usage log).
  */
-import { countTokensRequestSchema } from '../../contracts/anthropic/count-tokens-request.ts';
+import { countTokensEnvelopeSchema } from '../../contracts/anthropic/count-tokens-request.ts';
 import { buildAnthropicCountTokensRequest } from '../providers/anthropic/count-tokens.ts';
 import { isTokenCount } from '../providers/usage-check.ts';
 import type { Route } from './channel-router.ts';
@@ -18,6 +18,7 @@ import { UpstreamCallError } from './errors.ts';
 import { estimatePromptTokens } from './estimate-usage.ts';
 import { refuseUnsuccessful } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
+import { queryOf } from './relay-handler.ts';
 
 export const ESTIMATE_HEADER = 'x-gateway-token-count';
 
@@ -48,7 +49,13 @@ async function countedUpstream(
   attempt: AttemptTiming,
 ): Promise<void> {
   const { dependencies, request, signal } = call;
-  const upstream = buildAnthropicCountTokensRequest({ route, body, stream: false, clientHeaders: request.headers });
+  const upstream = buildAnthropicCountTokensRequest({
+    route,
+    body,
+    stream: false,
+    clientHeaders: request.headers,
+    clientQuery: queryOf(request.url),
+  });
   const started = performance.now();
   const reply = await dependencies.upstream.sendBuffered(upstream, signal, route.channel);
   attempt.status = reply.statusCode;
@@ -74,7 +81,7 @@ async function countedUpstream(
 export const countTokensEndpoint: EndpointSpec = {
   ...messagesEndpoint,
   name: 'messages.count_tokens',
-  schema: countTokensRequestSchema,
+  schema: countTokensEnvelopeSchema,
   certainlyValid: () => false,
   unbilled: true,
   relayOnce(call, resolved, route, attempt) {

@@ -1,13 +1,13 @@
 /**
  * @module gateway/relay/endpoints
- * The relay endpoints as data: how each reads its key, which body contract it checks, which
+ * The relay endpoints as data: how each reads its key, what of the body it checks, which
  * channel kinds can serve it, and how it renders errors, before and after the first byte.
  */
 import type { z } from 'zod';
-import { messagesRequestSchema } from '../../contracts/anthropic/messages-request.ts';
+import { messagesEnvelopeSchema } from '../../contracts/anthropic/messages-request.ts';
 import type { ChannelType, Endpoint } from '../../contracts/events/index.ts';
-import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
-import { responsesRequestSchema } from '../../contracts/openai/responses-request.ts';
+import { chatCompletionEnvelopeSchema } from '../../contracts/openai/chat-request.ts';
+import { responsesEnvelopeSchema } from '../../contracts/openai/responses-request.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import { type ResolvedModel, resolveThinkingSuffix } from '../providers/conversion/thinking.ts';
 import { providersFor } from '../providers/index.ts';
@@ -26,6 +26,11 @@ type Headers = Record<string, string | string[] | undefined>;
 
 export interface EndpointSpec {
   name: Endpoint;
+  /**
+   * What the gateway itself reads of the body (model, stream, what limits and usage count), checked
+   * before routing. Not the format's whole contract: a channel of the client's own format judges the
+   * rest, and a converted channel's reader checks the contract it reads (read-request.ts).
+   */
   schema: z.ZodType<Record<string, unknown>>;
   /** A fast check that says true only for bodies `schema` accepts (quick-check.ts); else `schema` decides. */
   certainlyValid(body: Record<string, unknown>): boolean;
@@ -61,7 +66,7 @@ function single(value: string | string[] | undefined): string | undefined {
 
 export const chatCompletionsEndpoint: EndpointSpec = {
   name: 'chat.completions',
-  schema: chatCompletionRequestSchema,
+  schema: chatCompletionEnvelopeSchema,
   certainlyValid: chatCompletionCertainlyValid,
   keyOf: (headers) => bearerKey(single(headers['authorization'])),
   keyHint: '`Authorization: Bearer sk-...`',
@@ -72,7 +77,7 @@ export const chatCompletionsEndpoint: EndpointSpec = {
 
 export const messagesEndpoint: EndpointSpec = {
   name: 'messages',
-  schema: messagesRequestSchema,
+  schema: messagesEnvelopeSchema,
   certainlyValid: messagesCertainlyValid,
   // Anthropic SDK users send x-api-key; Claude Code and OAuth-style clients send a bearer token.
   keyOf: (headers) => single(headers['x-api-key'])?.trim() || bearerKey(single(headers['authorization'])),
@@ -87,8 +92,8 @@ export const messagesEndpoint: EndpointSpec = {
 /** Responses clients are OpenAI clients: a bearer key, OpenAI's error shape, and in-stream errors as `error` events. */
 export const responsesEndpoint: EndpointSpec = {
   name: 'responses',
-  schema: responsesRequestSchema,
-  // Every body goes through the contract: the Responses input is too varied for a hand check to pay.
+  schema: responsesEnvelopeSchema,
+  // Every body goes through the envelope: the Responses input is too varied for a hand check to pay.
   certainlyValid: () => false,
   keyOf: (headers) => bearerKey(single(headers['authorization'])),
   keyHint: '`Authorization: Bearer sk-...`',

@@ -112,7 +112,8 @@ export async function handleRelay(
     const body = parseJsonObject(raw);
     if (typeof body['model'] === 'string') record.modelRequested = body['model'];
     record.stream = body['stream'] === true;
-    // The common bodies pass a hand check; the zod contract decides the rest and words any error.
+    // What the gateway reads of the body (endpoints.ts): the common bodies pass a hand check, the zod
+    // envelope decides the rest and words any error. The channel's format judges everything else.
     if (!endpoint.certainlyValid(body)) {
       const parsed = endpoint.schema.safeParse(body);
       if (!parsed.success) {
@@ -289,13 +290,25 @@ async function relayOnce(
   record.channelType = route.channel.type;
   record.channelBaseUrl = route.channel.baseUrl;
   record.upstreamModel = route.upstreamModel;
-  const input = { route, body, stream: record.stream, clientHeaders: request.headers };
+  const input = {
+    route,
+    body,
+    stream: record.stream,
+    clientHeaders: request.headers,
+    clientQuery: queryOf(request.url),
+  };
   const built = provider.buildRequest(input);
   const warnings = [...resolveWarnings, ...warningsOf(built)];
   // Client-chosen names can appear in a warning; a header carries printable ASCII only.
   if (warnings.length) response.setHeader('x-gateway-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
   const exchange = { provider, input, built, route, attempt };
   return record.stream ? relayStreamed(call, exchange) : relayBuffered(call, exchange);
+}
+
+/** The query string of a request URL with its `?`, or ''. */
+export function queryOf(url: string | undefined): string {
+  const at = url?.indexOf('?') ?? -1;
+  return at < 0 ? '' : url!.slice(at);
 }
 
 function handleFailure(endpoint: EndpointSpec, response: ServerResponse, record: RequestRecord, error: unknown): void {

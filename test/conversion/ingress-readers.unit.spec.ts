@@ -164,8 +164,8 @@ describe('the chat completions reader', () => {
     });
     expect(warnings).toEqual([
       'input_audio part dropped: Target has no equivalent',
-      'logprobs dropped: no Target equivalent',
       'seed dropped: no Target equivalent',
+      'logprobs dropped: no Target equivalent',
     ]);
     expect(() => readChat({ messages: [{ role: 'user', content: 'Hi' }], n: 2 })).toThrow(/n greater than 1/);
   });

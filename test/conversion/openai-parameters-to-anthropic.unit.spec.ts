@@ -104,9 +104,9 @@ describe('parameters', () => {
     expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model']);
     expect(warnings).toEqual([
       'presence_penalty dropped: no Anthropic equivalent',
+      'seed dropped: no Anthropic equivalent',
       'logprobs dropped: no Anthropic equivalent',
       'logit_bias dropped: no Anthropic equivalent',
-      'seed dropped: no Anthropic equivalent',
     ]);
   });
 });

@@ -80,25 +80,26 @@ describe('readResponsesRequest', () => {
     ]);
   });
 
-  it('refuses built-in tools naming each, and their items naming the item', () => {
-    expect(
-      refusal({ input: 'hi', tools: [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: [] }] }),
-    ).toMatchObject({
-      status: 400,
-      param: 'tools',
-      message: expect.stringContaining('web_search, file_search'),
+  it('drops built-in tools and their items with a warning each, and refuses forcing one or referring to items', () => {
+    const { request, warnings } = read({
+      input: [
+        { role: 'user', content: 'hi' },
+        { type: 'web_search_call', id: 'ws_1' },
+        { type: 'web_search_call', id: 'ws_2' },
+      ],
+      tools: [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: [] }],
     });
-    expect(
-      refusal({
-        input: [
-          { role: 'user', content: 'hi' },
-          { type: 'web_search_call', id: 'ws_1' },
-        ],
-      }),
-    ).toMatchObject({
+    expect(request.tools).toEqual([]);
+    expect(request.turns).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
+    expect(warnings).toEqual([
+      'web_search_call items dropped: the channel runs no built-in tools',
+      'web_search tool dropped: the channel cannot run it',
+      'file_search tool dropped: the channel cannot run it',
+    ]);
+    expect(refusal({ input: [{ type: 'item_reference', id: 'msg_1' }] })).toMatchObject({
       status: 400,
-      param: 'input[1]',
-      message: expect.stringContaining('web_search_call'),
+      param: 'input[0]',
+      message: expect.stringContaining('item_reference'),
     });
     expect(refusal({ input: 'hi', tool_choice: { type: 'web_search' } })).toMatchObject({ param: 'tool_choice' });
     expect(refusal({ input: 'hi', previous_response_id: 'resp_1' })).toMatchObject({ param: 'previous_response_id' });

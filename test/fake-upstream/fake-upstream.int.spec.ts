@@ -70,6 +70,9 @@ const coveredFixtures = new Set<string>([
   ...anthropicErrors.map(([status]) => `anthropic-error-${status}`),
   'openai-responses-text',
   'openai-responses-text-stream',
+  // A call of a namespace tool's function, named back to Codex in test/relay/forward-compat.int.spec.ts.
+  'openai-namespaced-tool-call',
+  'openai-namespaced-tool-call-stream',
   // Parsed by the AzureOpenAI client in azure-fixtures.int.spec.ts.
   ...azureFixtureNames,
 ]);

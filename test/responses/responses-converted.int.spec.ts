@@ -184,17 +184,31 @@ describe.each(kinds)('$kind channel', ({ kind, model, path }) => {
     expect(argumentDeltas).toBe(call.arguments);
   });
 
-  it('refuses built-in tools with a 400 in the OpenAI error shape, naming them, before any upstream call', async () => {
-    const error = await gateway.openai.responses
+  it('drops built-in tools the channel cannot run, saying so in x-gateway-warnings', async () => {
+    const { data, response } = await gateway.openai.responses
       .create({
         model,
         input: 'Search the news',
         tools: [{ type: 'web_search' }, { type: 'code_interpreter', container: { type: 'auto' } }],
       })
+      .withResponse();
+    expect(data.status).toBe('completed');
+    expect((sent().body as Record<string, unknown>)['tools']).toBeUndefined();
+    expect(response.headers.get('x-gateway-warnings')).toContain('web_search tool dropped');
+    expect(response.headers.get('x-gateway-warnings')).toContain('code_interpreter tool dropped');
+  });
+
+  it('refuses forcing a built-in tool it cannot run, before any upstream call', async () => {
+    const error = await gateway.openai.responses
+      .create({
+        model,
+        input: 'Search the files',
+        tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }],
+        tool_choice: { type: 'file_search' },
+      })
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.error).toMatchObject({ type: 'invalid_request_error', param: 'tools' });
-    expect(error.message).toContain('web_search, code_interpreter');
+    expect(error.error).toMatchObject({ type: 'invalid_request_error', param: 'tool_choice' });
     expect(gateway.harness.upstream.requests).toHaveLength(0);
   });
 });

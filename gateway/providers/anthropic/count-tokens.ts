@@ -15,7 +15,7 @@ export function buildAnthropicCountTokensRequest(input: RelayInput): UpstreamReq
   const { max_tokens: _generated, ...body } = input.body;
   return {
     ...upstream,
-    url: `${input.route.channel.baseUrl}/v1/messages/count_tokens`,
+    url: `${input.route.channel.baseUrl}/v1/messages/count_tokens${input.clientQuery ?? ''}`,
     body: JSON.stringify({ ...body, model: input.route.upstreamModel }),
   };
 }

@@ -2,7 +2,8 @@
  * @module gateway/providers/anthropic/request
  * The upstream request for an Anthropic channel. `base_url` is taken as Anthropic's SDK takes it
  * (`https://api.anthropic.com`). The client's `anthropic-version` and `anthropic-beta` are passed
- * through as sent (unknown versions too: the upstream is the judge), and `max_tokens`, which
+ * through as sent (unknown versions too: the upstream is the judge), as is the query string
+ * (`?beta=true`), and `max_tokens`, which
  * Anthropic requires, gets the documented default when absent.
  */
 import { DEFAULT_MAX_TOKENS } from '../../../contracts/anthropic/messages-request.ts';
@@ -14,7 +15,7 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-export function buildAnthropicRequest({ route, body, stream, clientHeaders }: RelayInput): BuiltRequest {
+export function buildAnthropicRequest({ route, body, stream, clientHeaders, clientQuery }: RelayInput): BuiltRequest {
   const upstreamBody = {
     ...body,
     model: route.upstreamModel,
@@ -29,7 +30,11 @@ export function buildAnthropicRequest({ route, body, stream, clientHeaders }: Re
   const beta = header(clientHeaders['anthropic-beta']);
   if (beta) headers['anthropic-beta'] = beta;
   return {
-    upstream: { url: `${route.channel.baseUrl}/v1/messages`, headers, body: JSON.stringify(upstreamBody) },
+    upstream: {
+      url: `${route.channel.baseUrl}/v1/messages${clientQuery ?? ''}`,
+      headers,
+      body: JSON.stringify(upstreamBody),
+    },
     hideUsageChunk: false,
   };
 }

@@ -139,6 +139,8 @@ export function writeSystem(request: NeutralRequest): Exclude<MessagesRequest['s
 export function writeTurns(turns: readonly NeutralTurn[], warnings: string[]): AnthropicTurn[] {
   const written: AnthropicTurn[] = [];
   for (const turn of turns) {
+    // This kind takes no system turns: they were moved to the system prompt (converted-request.ts).
+    if (turn.role === 'system') continue;
     const blocks = turn.role === 'user' ? userBlocks(turn.parts, warnings) : assistantBlocks(turn.parts, warnings);
     const last = written.at(-1);
     if (blocks.length === 0 && turn.role === 'user' && last?.role !== 'user') {

@@ -145,7 +145,10 @@ describe('azure replies', () => {
 
   it('ends a filtered completion as a refusal for Anthropic clients', () => {
     const body = loadJsonFixture('azure-content-filter').body;
-    const reading = azureForMessages.readResponse(body, input({ model: 'x', max_tokens: 5, messages: [] }));
+    const reading = azureForMessages.readResponse(
+      body,
+      input({ model: 'x', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     expect(reading.clientBody).toMatchObject({ type: 'message', stop_reason: 'refusal', content: [] });
     const reader = new AzureStreamReader();
     const parts = parseStreamChunks('azure-content-filter-stream').flatMap((chunk) =>

@@ -27,6 +27,8 @@ function messages(turns: readonly NeutralTurn[], warnings: string[]): ConverseMe
   const written: ConverseMessage[] = [];
   let partIndex = 0;
   for (const turn of turns) {
+    // This kind takes no system turns: they were moved to the system prompt (converted-request.ts).
+    if (turn.role === 'system') continue;
     const content = turn.parts.flatMap((part) => contentBlocks(part, partIndex++, warnings));
     if (content.length === 0) continue;
     const last = written.at(-1);

@@ -1,8 +1,8 @@
 /**
  * @module gateway/providers/chat-completions/read-chat-request
  * The Chat Completions request reader: a `POST /v1/chat/completions` body as the neutral request, for
- * a channel of another format. System and developer messages become the system prompt (their place
- * in the conversation is lost); tool messages become tool-result parts of a user turn; the
+ * a channel of another format. System and developer messages before the conversation become the system
+ * prompt, later ones system turns where they were given; tool messages become tool-result parts of a user turn; the
  * `thinking_blocks` a client kept from an earlier reply become signed thinking parts, first in their
  * turn. Fields the neutral request has no place for are dropped and named in the warnings; `n > 1`,
  * which would silently return fewer choices than asked, is refused.
@@ -12,27 +12,31 @@ import type { AssistantMessage, ChatMessage, ThinkingBlock } from '../../../cont
 import type { ChatCompletionRequest } from '../../../contracts/openai/chat-request.ts';
 import { pushTurn, type ReaderOptions, type ReadRequest, refused } from '../read-request.ts';
 
-/** Fields with no neutral counterpart; dropped with a warning when the client set them. */
-const DROPPED_FIELDS = [
-  'frequency_penalty',
-  'presence_penalty',
-  'logprobs',
-  'top_logprobs',
-  'logit_bias',
-  'seed',
-  'modalities',
-  'audio',
-  'prediction',
-  'store',
-  'service_tier',
-  'web_search_options',
-  'verbosity',
-  'metadata',
-  'functions',
-  'function_call',
-  'prompt_cache_key',
-  'safety_identifier',
-] as const;
+/**
+ * The request fields this reader converts. Any other field the client set (`frequency_penalty`,
+ * `presence_penalty`, `logprobs`, `top_logprobs`, `logit_bias`, `seed`, `modalities`, `audio`,
+ * `prediction`, `store`, `service_tier`, `web_search_options`, `verbosity`, `metadata`, `functions`,
+ * `function_call`, `prompt_cache_key`, `safety_identifier`, fields OpenAI adds later) has no neutral
+ * place: it is dropped with a warning.
+ */
+const READ_FIELDS = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'temperature',
+  'top_p',
+  'n',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'reasoning_effort',
+  'user',
+]);
 
 type Content = Exclude<ChatMessage['content'], null | undefined>;
 
@@ -116,7 +120,9 @@ function readMessages(messages: readonly ChatMessage[], warnings: string[], targ
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(textOf(message.content));
+        // Before the conversation, the system prompt; within it, a system turn where it was given.
+        if (turns.length === 0) system.push(textOf(message.content));
+        else pushTurn(turns, 'system', [{ type: 'text', text: textOf(message.content) }]);
         break;
       case 'user':
         pushTurn(turns, 'user', userParts(message.content, warnings, target));
@@ -194,8 +200,8 @@ export function readChatRequest(body: ChatCompletionRequest, { target }: ReaderO
   const responseFormat = readResponseFormat(body.response_format);
   if (responseFormat) request.responseFormat = responseFormat;
   if (body.user) request.user = body.user;
-  for (const field of DROPPED_FIELDS) {
-    if (body[field] !== undefined && body[field] !== null) warnings.push(`${field} dropped: no ${target} equivalent`);
+  for (const [field, value] of Object.entries(body)) {
+    if (!READ_FIELDS.has(field) && value !== null) warnings.push(`${field} dropped: no ${target} equivalent`);
   }
   return { request, warnings };
 }

@@ -40,12 +40,23 @@ export class AnthropicStreamWriter {
   #finish: { reason: FinishReason; stopSequence: string | null } | null = null;
   #usage = emptyAnthropicUsage;
   readonly #held: HeldBlock[] = [];
+  /** what `message_start` says when the upstream's start reports no usage */
+  readonly #startUsage: typeof emptyAnthropicUsage;
+
+  /**
+   * `inputTokens`: the gateway's estimate of the prompt. Upstreams of other formats report the input
+   * only at the end, which `message_delta` restates; a client that shows the context size from
+   * `message_start` (Claude Code does) would read zero until then.
+   */
+  constructor(options: { inputTokens?: number } = {}) {
+    this.#startUsage = { ...emptyAnthropicUsage, input_tokens: options.inputTokens ?? 0 };
+  }
 
   write(part: ReplyPart): string {
     if (this.#closed) return '';
     switch (part.type) {
       case 'start':
-        return this.#start(part.id, part.model, part.usage ? anthropicUsage(part.usage) : emptyAnthropicUsage);
+        return this.#start(part.id, part.model, part.usage ? anthropicUsage(part.usage) : this.#startUsage);
       case 'text-delta':
         if (this.#holding()) return this.#holdText('text', part.text);
         return this.#start() + this.#delta('text', { type: 'text_delta', text: part.text });
@@ -119,7 +130,7 @@ export class AnthropicStreamWriter {
     return frames + this.#closeBlock();
   }
 
-  #start(id = 'gateway', model = '', usage = emptyAnthropicUsage): string {
+  #start(id = 'gateway', model = '', usage = this.#startUsage): string {
     if (this.#started) return '';
     this.#started = true;
     const message = {

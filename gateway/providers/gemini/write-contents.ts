@@ -139,6 +139,8 @@ export function writeContents(turns: NeutralTurn[]): GeminiContent[] {
   const callNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
   for (const [index, turn] of turns.entries()) {
+    // This kind takes no system turns: they were moved to systemInstruction (converted-request.ts).
+    if (turn.role === 'system') continue;
     const parts = turn.role === 'user' ? userParts(turn, index, callNames) : modelParts(turn, index, callNames);
     // A turn that was only unsigned thinking has nothing Gemini reads; an empty one it refuses.
     if (parts.length > 0) contents.push({ role: turn.role === 'user' ? 'user' : 'model', parts });

@@ -15,6 +15,7 @@ import {
   type KnownResultItem,
 } from '../../../contracts/anthropic/content-block.ts';
 import {
+  type AnthropicMessage,
   type AnthropicToolChoice,
   DEFAULT_MAX_TOKENS,
   isCustomTool,
@@ -27,11 +28,30 @@ import type {
   NeutralResultContent,
   NeutralTurn,
 } from '../../../contracts/neutral/request.ts';
-import { effortForBudget } from '../conversion/thinking.ts';
+import { effortForBudget, type ReasoningEffort } from '../conversion/thinking.ts';
 import { pushTurn, type ReaderOptions, type ReadRequest } from '../read-request.ts';
 
-/** Request fields with no neutral counterpart; dropped with a warning when the client set them. */
-const DROPPED_FIELDS = ['service_tier', 'container', 'mcp_servers', 'context_management', 'cache_control'] as const;
+/**
+ * The request fields this reader converts. Any other field the client set (`service_tier`,
+ * `container`, `mcp_servers`, `context_management`, a top-level `cache_control`, fields Anthropic
+ * adds later) has no neutral place: it is dropped with a warning.
+ */
+const READ_FIELDS = new Set([
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'metadata',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+]);
 
 type Context = { warnings: string[]; target: string };
 
@@ -116,6 +136,24 @@ function parts(content: MessagesRequest['messages'][number]['content'], context:
   });
 }
 
+/**
+ * A `system` message: before the first turn, part of the system prompt; later, a system turn where it
+ * was given (a kind without system turns gets it moved, converted-request.ts). Only text instructs.
+ */
+function systemMessage(content: AnthropicMessage['content'], turns: NeutralTurn[], system: string[], context: Context) {
+  const text = (
+    typeof content === 'string'
+      ? [content]
+      : content.flatMap((block) => {
+          if (block.type === 'text' && typeof block['text'] === 'string') return [block['text']];
+          return dropped(block, context);
+        })
+  ).join('\n');
+  if (text === '') return;
+  if (turns.length === 0) system.push(text);
+  else pushTurn(turns, 'system', [{ type: 'text', text }]);
+}
+
 function readSystem(system: MessagesRequest['system']): Pick<NeutralRequest, 'system' | 'systemCache'> {
   if (system === undefined) return { system: [] };
   if (typeof system === 'string') return { system: system ? [system] : [] };
@@ -157,21 +195,42 @@ function readToolChoice(choice: AnthropicToolChoice | undefined): NeutralRequest
   }
 }
 
-function readReasoning(thinking: MessagesRequest['thinking']): NeutralRequest['reasoning'] {
-  if (thinking?.type === 'enabled')
-    return { effort: effortForBudget(thinking.budget_tokens), budgetTokens: thinking.budget_tokens };
-  // Adaptive thinking leaves the budget to the model: the middle of the scale.
-  if (thinking?.type === 'adaptive') return { effort: 'medium' };
+/** Anthropic's effort levels on the neutral scale, which stops at high. */
+const EFFORTS: Readonly<Record<string, ReasoningEffort>> = { low: 'low', medium: 'medium', high: 'high', max: 'high' };
+
+/**
+ * Thinking and `output_config.effort` as the neutral reasoning: the named effort wins over the one a
+ * budget implies. Adaptive thinking without one leaves the amount to the model: the middle of the
+ * scale. An effort without thinking is dropped: other kinds spend it on reasoning only, which the
+ * client did not turn on.
+ */
+function readReasoning(body: MessagesRequest, context: Context): NeutralRequest['reasoning'] {
+  const { thinking } = body;
+  const asked = body.output_config?.effort;
+  const named = asked === undefined ? undefined : EFFORTS[asked];
+  const on = thinking?.type === 'enabled' || thinking?.type === 'adaptive';
+  if (asked !== undefined && (named === undefined || !on)) {
+    const why = on ? `${context.target} knows low, medium and high` : 'thinking is off';
+    context.warnings.push(`output_config.effort ${asked} dropped: ${why}`);
+  }
+  if (thinking?.type === 'enabled') {
+    return { effort: named ?? effortForBudget(thinking.budget_tokens), budgetTokens: thinking.budget_tokens };
+  }
+  if (thinking?.type === 'adaptive') return { effort: named ?? 'medium' };
   return undefined;
 }
 
 export function readMessagesRequest(body: MessagesRequest, { target }: ReaderOptions): ReadRequest {
   const context: Context = { warnings: [], target };
   const turns: NeutralTurn[] = [];
-  for (const message of body.messages) pushTurn(turns, message.role, parts(message.content, context));
+  const leading = readSystem(body.system);
+  for (const message of body.messages) {
+    if (message.role !== 'system') pushTurn(turns, message.role, parts(message.content, context));
+    else systemMessage(message.content, turns, leading.system, context);
+  }
   const request: NeutralRequest = {
     model: body.model,
-    ...readSystem(body.system),
+    ...leading,
     turns,
     tools: readTools(body, context),
     sampling: {
@@ -187,14 +246,18 @@ export function readMessagesRequest(body: MessagesRequest, { target }: ReaderOpt
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   if (body.tool_choice && 'disable_parallel_tool_use' in body.tool_choice && body.tool_choice.disable_parallel_tool_use)
     request.parallelToolCalls = false;
-  const reasoning = readReasoning(body.thinking);
+  const reasoning = readReasoning(body, context);
   if (reasoning) request.reasoning = reasoning;
   const format = body.output_config?.format;
   if (format?.type === 'json_schema' && format.schema)
     request.responseFormat = { type: 'json-schema', name: 'structured_output', schema: format.schema };
   if (body.metadata?.user_id) request.user = body.metadata.user_id;
-  for (const field of DROPPED_FIELDS) {
-    if (body[field] !== undefined) context.warnings.push(`${field} dropped: no ${target} equivalent`);
+  for (const field of Object.keys(body)) {
+    if (!READ_FIELDS.has(field)) context.warnings.push(`${field} dropped: no ${target} equivalent`);
+  }
+  for (const field of Object.keys(body.output_config ?? {})) {
+    if (field !== 'format' && field !== 'effort')
+      context.warnings.push(`output_config.${field} dropped: no ${target} equivalent`);
   }
   return { request, warnings: context.warnings };
 }

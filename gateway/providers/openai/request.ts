@@ -6,7 +6,7 @@
  */
 import type { BuiltRequest, RelayInput } from '../provider.ts';
 
-export function buildOpenAIRequest({ route, body, stream }: RelayInput): BuiltRequest {
+export function buildOpenAIRequest({ route, body, stream, clientQuery }: RelayInput): BuiltRequest {
   const upstreamBody: Record<string, unknown> = { ...body, model: route.upstreamModel };
   let hideUsageChunk = false;
   if (stream) {
@@ -16,7 +16,7 @@ export function buildOpenAIRequest({ route, body, stream }: RelayInput): BuiltRe
   }
   return {
     upstream: {
-      url: `${route.channel.baseUrl}/chat/completions`,
+      url: `${route.channel.baseUrl}/chat/completions${clientQuery ?? ''}`,
       headers: {
         authorization: `Bearer ${route.channel.apiKey}`,
         'content-type': 'application/json',

@@ -32,10 +32,10 @@ function asCompletionUsage(usage: unknown): CompletionUsage | null | undefined {
   } as CompletionUsage;
 }
 
-export function buildResponsesRequest({ route, body, stream }: RelayInput): BuiltRequest {
+export function buildResponsesRequest({ route, body, stream, clientQuery }: RelayInput): BuiltRequest {
   return {
     upstream: {
-      url: `${route.channel.baseUrl}/responses`,
+      url: `${route.channel.baseUrl}/responses${clientQuery ?? ''}`,
       headers: {
         authorization: `Bearer ${route.channel.apiKey}`,
         'content-type': 'application/json',

@@ -73,6 +73,11 @@ function assistantMessage(turn: NeutralTurn): Message {
   };
 }
 
+/** A system turn in place, where the client gave it: OpenAI takes system messages anywhere. */
+function textOf(turn: NeutralTurn): string {
+  return turn.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
 function toolChoice(choice: NonNullable<NeutralRequest['toolChoice']>): ChatCompletionRequest['tool_choice'] {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
@@ -94,6 +99,7 @@ export function writeChatRequest(request: NeutralRequest, warnings: string[] = [
   const messages: Message[] = request.system.map((text) => ({ role: 'system', content: text }));
   for (const turn of request.turns) {
     if (turn.role === 'user') messages.push(...userMessages(turn));
+    else if (turn.role === 'system') messages.push({ role: 'system', content: textOf(turn) });
     else messages.push(assistantMessage(turn));
   }
   const body: Record<string, unknown> = { model: request.model, messages };

@@ -2,9 +2,11 @@
  * @module gateway/providers/responses/read-responses-request
  * The Responses API's request reader: a `POST /v1/responses` body as the neutral request. Reasoning
  * items become thinking parts (their `encrypted_content` is the Anthropic signature the gateway gave
- * out), function calls and their outputs become tool-call and tool-result parts. What a converted
- * channel cannot do is refused with a 400 that names it (built-in tools, their items, stored state);
- * what it can do without is dropped and named in the returned warnings.
+ * out), function calls and their outputs become tool-call and tool-result parts, the functions of a
+ * namespace tool flat tools (namespaced-tools.ts). What a converted channel cannot do without
+ * changing what was asked is refused with a 400 that names it (forcing a tool it cannot run, item
+ * references, stored state it does not hold); what it can do without (built-in tools and their
+ * items, fields it has no place for) is dropped and named in the returned warnings.
  */
 import type { NeutralPart, NeutralRequest, NeutralTurn } from '../../../contracts/neutral/request.ts';
 import type {
@@ -13,8 +15,9 @@ import type {
   ResponsesRequest,
 } from '../../../contracts/openai/responses-request.ts';
 import { GatewayError } from '../../errors.ts';
-import type { ReadRequest } from '../read-request.ts';
+import type { ReaderOptions, ReadRequest } from '../read-request.ts';
 import { isExpanded } from './continuation.ts';
+import { flatToolName } from './namespaced-tools.ts';
 
 const refused = (message: string, param: string) => new GatewayError('invalid_request', message, { param });
 
@@ -69,20 +72,26 @@ function readItem(
   item: ResponsesInputItem,
   index: number,
   request: { system: string[]; turns: NeutralTurn[] },
-  warnings: string[],
+  context: Context,
 ) {
+  const { warnings } = context;
   const type = item.type ?? 'message';
   if (type === 'message' && 'role' in item) {
     const message = item as Extract<ResponsesInputItem, { role: unknown }>;
-    if (message.role === 'system' || message.role === 'developer') request.system.push(textOf(message.content));
-    else push(request.turns, message.role, contentParts(message.content, warnings));
+    if (message.role !== 'system' && message.role !== 'developer') {
+      push(request.turns, message.role, contentParts(message.content, warnings));
+    } else if (request.turns.length === 0) {
+      request.system.push(textOf(message.content));
+    } else {
+      // Within the conversation: a system turn where it was given.
+      push(request.turns, 'system', [{ type: 'text', text: textOf(message.content) }]);
+    }
     return;
   }
   if (type === 'function_call' && 'call_id' in item && 'arguments' in item) {
     const call = item as Extract<ResponsesInputItem, { type: 'function_call' }>;
-    push(request.turns, 'assistant', [
-      { type: 'tool-call', id: call.call_id, name: call.name, arguments: call.arguments },
-    ]);
+    const name = call.namespace ? flatToolName(call.namespace, call.name) : call.name;
+    push(request.turns, 'assistant', [{ type: 'tool-call', id: call.call_id, name, arguments: call.arguments }]);
     return;
   }
   if (type === 'function_call_output' && 'output' in item) {
@@ -101,37 +110,62 @@ function readItem(
     push(request.turns, 'assistant', [part]);
     return;
   }
-  throw refused(
-    `Input items of type ${type} are not available for this model: its channel runs no built-in tools and keeps no items to refer to. Send messages, function_call, function_call_output and reasoning items only.`,
-    `input[${index}]`,
-  );
-}
-
-function readTools(body: ResponsesRequest): NeutralRequest['tools'] {
-  const tools = body.tools ?? [];
-  const builtIn = [...new Set(tools.filter((tool) => tool.type !== 'function').map((tool) => tool.type))];
-  if (builtIn.length > 0) {
+  // An item that stands for stored content would leave a hole the model cannot see: refused.
+  if (type === 'item_reference') {
     throw refused(
-      `Built-in tools are not available for this model: its channel cannot run ${builtIn.join(', ')}. Send function tools only.`,
-      'tools',
+      'Input items of type item_reference are not available for this model: its channel keeps no items to refer to. Send the items themselves.',
+      `input[${index}]`,
     );
   }
-  return tools.map((tool) => {
-    const fn = tool as Extract<(typeof tools)[number], { name: string }>;
-    return {
-      name: fn.name,
-      ...(fn.description && { description: fn.description }),
-      ...(fn.parameters && { parameters: fn.parameters }),
-      ...(typeof fn.strict === 'boolean' && { strict: fn.strict }),
-    };
+  // A built-in tool's call or output (web_search_call, …): what it found is in the messages around it.
+  context.once(`${type} items dropped: ${context.target} runs no built-in tools`);
+}
+
+type Tool = NonNullable<ResponsesRequest['tools']>[number];
+type FunctionTool = Extract<Tool, { type: 'function' }>;
+
+function functionTool(tool: FunctionTool, name = tool.name): NeutralRequest['tools'][number] {
+  return {
+    name,
+    ...(tool.description && { description: tool.description }),
+    ...(tool.parameters && { parameters: tool.parameters }),
+    ...(typeof tool.strict === 'boolean' && { strict: tool.strict }),
+  };
+}
+
+/**
+ * Function tools as they are, the functions of a namespace flattened (namespaced-tools.ts), and each
+ * tool the channel cannot run (web_search, file_search, code_interpreter, computer use, remote mcp,
+ * …) dropped with a warning: the model answers without it, as it would where none was offered.
+ */
+function readTools(body: ResponsesRequest, context: Context): NeutralRequest['tools'] {
+  return (body.tools ?? []).flatMap((tool): NeutralRequest['tools'] => {
+    if (tool.type === 'function') return [functionTool(tool as FunctionTool)];
+    if (tool.type === 'namespace' && 'tools' in tool) {
+      const namespace = tool as Extract<Tool, { type: 'namespace' }>;
+      return namespace.tools.flatMap((inner) => {
+        if (inner.type === 'function') {
+          const fn = inner as FunctionTool;
+          return [functionTool(fn, flatToolName(namespace.name, fn.name))];
+        }
+        context.once(`${inner.type} tool in namespace ${namespace.name} dropped: ${context.target} cannot run it`);
+        return [];
+      });
+    }
+    context.once(`${tool.type} tool dropped: ${context.target} cannot run it`);
+    return [];
   });
 }
 
 function readToolChoice(choice: ResponsesRequest['tool_choice']): NeutralRequest['toolChoice'] {
   if (choice === undefined || typeof choice === 'string') return choice;
-  if (choice.type === 'function' && typeof choice['name'] === 'string') return { name: choice['name'] };
+  if (choice.type === 'function' && typeof choice['name'] === 'string') {
+    const namespace = choice['namespace'];
+    return { name: typeof namespace === 'string' ? flatToolName(namespace, choice['name']) : choice['name'] };
+  }
+  // Forcing a tool that is dropped would answer something the client did not ask for.
   throw refused(
-    `tool_choice of type ${choice.type} is not available for this model: force a function tool by name, or send auto, none or required.`,
+    `tool_choice of type ${choice.type} is not available for this model: its channel cannot run that tool. Force a function tool by name, or send auto, none or required.`,
     'tool_choice',
   );
 }
@@ -151,7 +185,41 @@ function readResponseFormat(body: ResponsesRequest): NeutralRequest['responseFor
   return format.type === 'json_object' ? { type: 'json-object' } : { type: 'text' };
 }
 
-export function readResponsesRequest(body: ResponsesRequest): ReadRequest {
+/**
+ * The request fields this reader converts or the gateway keeps; any other field the client set
+ * (`include`, `prompt_cache_key`, `truncation`, `service_tier`, fields OpenAI adds later) is dropped
+ * with a warning.
+ */
+const READ_FIELDS = new Set([
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'reasoning',
+  'text',
+  'metadata',
+  'stream',
+  'store',
+  'previous_response_id',
+  'user',
+]);
+
+interface Context {
+  warnings: string[];
+  target: string;
+  /** adds a warning unless it was given already (one per dropped kind, not per item) */
+  once(warning: string): void;
+}
+
+export function readResponsesRequest(
+  body: ResponsesRequest,
+  { target }: ReaderOptions = { target: 'the channel' },
+): ReadRequest {
   // The relay expands a stored conversation into input before this reads it (continuation.ts).
   if (body.previous_response_id && !isExpanded(body)) {
     throw refused(
@@ -160,11 +228,18 @@ export function readResponsesRequest(body: ResponsesRequest): ReadRequest {
     );
   }
   const warnings: string[] = [];
+  const context: Context = {
+    warnings,
+    target,
+    once: (warning) => {
+      if (!warnings.includes(warning)) warnings.push(warning);
+    },
+  };
   const conversation = { system: body.instructions ? [body.instructions] : [], turns: [] as NeutralTurn[] };
   if (typeof body.input === 'string') {
     conversation.turns.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
   } else {
-    for (const [index, item] of (body.input ?? []).entries()) readItem(item, index, conversation, warnings);
+    for (const [index, item] of (body.input ?? []).entries()) readItem(item, index, conversation, context);
   }
   if (conversation.turns.length === 0) throw refused('input must hold at least one message.', 'input');
   if (body.metadata) warnings.push('metadata dropped: kept in the reply only');
@@ -174,7 +249,7 @@ export function readResponsesRequest(body: ResponsesRequest): ReadRequest {
     model: body.model,
     system: conversation.system,
     turns: conversation.turns,
-    tools: readTools(body),
+    tools: readTools(body, context),
     sampling: {
       ...(body.max_output_tokens != null && { maxOutputTokens: body.max_output_tokens }),
       ...(body.temperature != null && { temperature: body.temperature }),
@@ -192,5 +267,8 @@ export function readResponsesRequest(body: ResponsesRequest): ReadRequest {
   const responseFormat = readResponseFormat(body);
   if (responseFormat) request.responseFormat = responseFormat;
   if (body.user) request.user = body.user;
+  for (const [field, value] of Object.entries(body)) {
+    if (!READ_FIELDS.has(field) && value !== null) warnings.push(`${field} dropped: no ${target} equivalent`);
+  }
   return { request, warnings };
 }

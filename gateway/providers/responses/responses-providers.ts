@@ -8,11 +8,12 @@
  * receives (continuation.ts).
  */
 import type { ChannelType } from '../../../contracts/channel-type.ts';
-import type { ResponsesRequest } from '../../../contracts/openai/responses-request.ts';
+import { type ResponsesRequest, responsesRequestSchema } from '../../../contracts/openai/responses-request.ts';
 import { convertingProvider, type IngressFormat } from '../converting-provider.ts';
 import { upstreamKinds } from '../kinds.ts';
 import { openAIResponsesNative } from '../openai/responses-native.ts';
 import type { Provider, RelayInput } from '../provider.ts';
+import { checkedBody } from '../read-request.ts';
 import { continuedInput } from './continuation.ts';
 import { readResponsesRequest } from './read-responses-request.ts';
 import { writeResponsesReply } from './write-responses-reply.ts';
@@ -20,11 +21,12 @@ import { ResponsesStreamWriter } from './write-responses-stream.ts';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-// The endpoint checked the body against the Responses contract before any provider sees it.
+// The reader checks the whole Responses contract (the endpoint only what the gateway reads); the
+// writers run after it, on a body it passed.
 const responsesBody = (body: Record<string, unknown>) => body as ResponsesRequest;
 
 export const responsesFormat: IngressFormat = {
-  read: (body) => readResponsesRequest(responsesBody(body)),
+  read: (body, target) => readResponsesRequest(checkedBody(responsesRequestSchema, body), { target }),
   // Responses clients send no anthropic-version or anthropic-beta: the kind's defaults apply.
   passHeaders: false,
   writeReply: (reply, body) => writeResponsesReply(reply, responsesBody(body), nowSeconds()),

@@ -3,16 +3,19 @@
  * The Responses writer for whole replies: a neutral reply as a `response` object. Blocks become output
  * items in order (reasoning, message, function_call); consecutive text blocks share one message.
  * Reasoning carries its text as a summary and Anthropic's signature as `encrypted_content`, so a
- * client that sends the item back continues a thinking tool loop.
+ * client that sends the item back continues a thinking tool loop. A call of a namespace's function
+ * is named as the client knows it (namespaced-tools.ts).
  */
 import type { NeutralReply } from '../../../contracts/neutral/reply.ts';
 import type { TokenCounts } from '../../../contracts/neutral/usage.ts';
 import type { ResponsesRequest } from '../../../contracts/openai/responses-request.ts';
 import type { ResponsesObject, ResponsesOutputItem } from '../../../contracts/openai/responses-response.ts';
+import { clientCallName, namespacedTools } from './namespaced-tools.ts';
 import { itemId, outputText, responseFrame, responseId, responsesUsage, statusOf } from './response-frame.ts';
 
-function outputItems(reply: NeutralReply, id: string): ResponsesOutputItem[] {
+function outputItems(reply: NeutralReply, id: string, request: ResponsesRequest): ResponsesOutputItem[] {
   const output: ResponsesOutputItem[] = [];
+  const namespaced = namespacedTools(request.tools);
   for (const block of reply.blocks) {
     const last = output.at(-1);
     switch (block.type) {
@@ -48,7 +51,7 @@ function outputItems(reply: NeutralReply, id: string): ResponsesOutputItem[] {
           type: 'function_call',
           id: itemId('fc', id, output.length),
           call_id: block.id,
-          name: block.name,
+          ...clientCallName(block.name, namespaced),
           arguments: block.arguments,
           status: 'completed',
         });
@@ -64,7 +67,7 @@ export function writeResponsesReply(
   createdAt: number,
 ): ResponsesObject {
   const id = responseId(reply.id);
-  const output = outputItems(reply, id);
+  const output = outputItems(reply, id, request);
   return {
     ...responseFrame({ id, model: reply.model, createdAt, request }),
     ...statusOf(reply.finishReason),

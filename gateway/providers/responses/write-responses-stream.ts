@@ -18,6 +18,7 @@ import type {
 } from '../../../contracts/openai/responses-response.ts';
 import { openAIErrorType } from '../conversion/map-error-type.ts';
 import type { ReplyPart } from '../conversion/reply.ts';
+import { clientCallName, namespacedTools } from './namespaced-tools.ts';
 import { itemId, outputText, responseFrame, responseId, responsesUsage, statusOf } from './response-frame.ts';
 
 type Item = ResponsesOutputItem;
@@ -33,12 +34,15 @@ export class ResponsesStreamWriter {
   /** the message or reasoning item text and summary deltas go to */
   #current: number | null = null;
   readonly #callIndexes = new Map<number, number>();
+  /** the functions of the request's namespace tools, by the flattened name the upstream calls them */
+  readonly #namespaced: ReturnType<typeof namespacedTools>;
   #finishReason: FinishReason | null = null;
   #usage: TokenCounts | null = null;
 
   constructor(options: { request: ResponsesRequest; createdAt: number }) {
     this.#request = options.request;
     this.#createdAt = options.createdAt;
+    this.#namespaced = namespacedTools(options.request.tools);
   }
 
   write(part: ReplyPart): string {
@@ -193,7 +197,7 @@ export class ResponsesStreamWriter {
       type: 'function_call',
       id: itemId('fc', this.#response!.id, this.#output.length),
       call_id: callId,
-      name,
+      ...clientCallName(name, this.#namespaced),
       arguments: '',
       status: 'in_progress',
     });
