@@ -129,7 +129,7 @@ export async function createRuntime(
       logger: createLogger(settings.logLevel),
       trustProxyHops: settings.trustProxyHops,
       prices: new PriceBook(configFile?.prices),
-      responses: new ResponseState(stores),
+      responses: new ResponseState(stores, { conversationLimitBytes: settings.conversationLimitBytes }),
     },
     consoleApp,
     { connections: settings.connections, metrics, metricsToken: settings.metricsToken, lifecycle },

@@ -16,6 +16,8 @@ export interface Settings extends StorageSettings {
   adminPassword: string | undefined;
   /** largest request body accepted on the relay endpoints, in bytes */
   bodyLimitBytes: number;
+  /** largest `previous_response_id` conversation relayed, its stored turns and the request together, in bytes */
+  conversationLimitBytes: number;
   /** give up on an upstream that sends no response headers within this time */
   upstreamHeadersTimeoutMs: number;
   /** give up on an upstream that goes silent this long between two frames */
@@ -69,6 +71,8 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     adminEmail: environment.ADMIN_EMAIL || undefined,
     adminPassword: environment.ADMIN_PASSWORD || undefined,
     bodyLimitBytes,
+    // A client cannot make the gateway relay more through stored turns than it could send itself.
+    conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, bodyLimitBytes, 'CONVERSATION_LIMIT_BYTES'),
     upstreamHeadersTimeoutMs: integer(environment.UPSTREAM_HEADERS_TIMEOUT_MS, 120_000, 'UPSTREAM_HEADERS_TIMEOUT_MS'),
     upstreamIdleTimeoutMs: integer(environment.UPSTREAM_IDLE_TIMEOUT_MS, 300_000, 'UPSTREAM_IDLE_TIMEOUT_MS'),
     upstreamConnectTimeoutMs: integer(environment.UPSTREAM_CONNECT_TIMEOUT_MS, 10_000, 'UPSTREAM_CONNECT_TIMEOUT_MS'),
