@@ -92,6 +92,7 @@ export async function createRuntime(
     connectTimeoutMs: settings.upstreamConnectTimeoutMs,
     replyLimitBytes: settings.upstreamReplyLimitBytes,
     frameLimitBytes: settings.upstreamFrameLimitBytes,
+    streamLimitBytes: settings.upstreamStreamLimitBytes,
   });
   const breakers = new CircuitBreakers({
     failureThreshold: settings.circuitFailureThreshold,

@@ -29,6 +29,8 @@ export interface Settings extends StorageSettings {
   /** largest upstream reply read whole (non-streamed), and largest single SSE frame, in bytes */
   upstreamReplyLimitBytes: number;
   upstreamFrameLimitBytes: number;
+  /** largest streamed upstream reply relayed, all of its events together, in bytes */
+  upstreamStreamLimitBytes: number;
   /** base of the exponential backoff between attempts (100 ms, 200 ms, … with jitter) */
   upstreamRetryBackoffMs: number;
   /** consecutive failures that open a channel's circuit breaker */
@@ -79,6 +81,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     upstreamMaxAttempts: Math.max(1, integer(environment.UPSTREAM_MAX_ATTEMPTS, 3, 'UPSTREAM_MAX_ATTEMPTS')),
     upstreamReplyLimitBytes: integer(environment.UPSTREAM_REPLY_LIMIT_BYTES, 32 << 20, 'UPSTREAM_REPLY_LIMIT_BYTES'),
     upstreamFrameLimitBytes: integer(environment.UPSTREAM_FRAME_LIMIT_BYTES, 8 << 20, 'UPSTREAM_FRAME_LIMIT_BYTES'),
+    upstreamStreamLimitBytes: integer(environment.UPSTREAM_STREAM_LIMIT_BYTES, 64 << 20, 'UPSTREAM_STREAM_LIMIT_BYTES'),
     upstreamRetryBackoffMs: integer(environment.UPSTREAM_RETRY_BACKOFF_MS, 100, 'UPSTREAM_RETRY_BACKOFF_MS'),
     circuitFailureThreshold: integer(environment.CIRCUIT_FAILURE_THRESHOLD, 5, 'CIRCUIT_FAILURE_THRESHOLD'),
     circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),

@@ -12,7 +12,7 @@ import { log } from '../../platform/log.ts';
 import { newEvent } from '../events/new-event.ts';
 import { upstreamKinds } from '../providers/kinds.ts';
 import type { SseEvent, StreamOutcome, StreamRelay } from '../providers/provider.ts';
-import { finishFrames } from '../providers/provider-extensions.ts';
+import { failFrames, finishFrames, type StreamFailure } from '../providers/provider-extensions.ts';
 import { inputItemsOf } from '../providers/responses/continuation.ts';
 import { channelSecrets, scrubJsonText } from '../security/scrub-secrets.ts';
 import type { RelayCall, UpstreamExchange } from './relay-call.ts';
@@ -98,6 +98,12 @@ class HoldingRelay implements StreamRelay {
 
   finish(): string {
     return this.#split(finishFrames(this.#inner));
+  }
+
+  /** A failed stream is not kept: a final event held so far is dropped for the failure's frames. */
+  fail(failure: StreamFailure): string {
+    this.held = '';
+    return failFrames(this.#inner, failure);
   }
 
   outcome(): StreamOutcome {

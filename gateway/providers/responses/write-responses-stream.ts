@@ -268,8 +268,16 @@ export class ResponsesStreamWriter {
     return frames;
   }
 
+  /** Ends the stream with the gateway's own error (its code as given): `error`, then `response.failed`. */
+  fail(code: string, message: string): string {
+    return this.#failed(code, message);
+  }
+
   #error(errorType: string, message: string): string {
-    const code = openAIErrorType(errorType);
+    return this.#failed(openAIErrorType(errorType), message);
+  }
+
+  #failed(code: string, message: string): string {
     let frames = this.#ensureStarted();
     frames += this.#emit({ type: 'error', code, message, param: null });
     const failed: ResponsesObject = {
