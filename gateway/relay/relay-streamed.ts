@@ -11,7 +11,7 @@ import type { StreamRelay } from '../providers/provider.ts';
 import { failFrames, finishFrames, usageSourceOf } from '../providers/provider-extensions.ts';
 import type { SecretHolder } from '../security/scrub-secrets.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
-import { estimateUsage } from './estimate-usage.ts';
+import { estimateStreamUsage } from './estimate-usage.ts';
 import { internalError, isUpstreamFailure } from './failure-origin.ts';
 import { pipeStream } from './pipe-stream.ts';
 import { MAX_ERROR_BODY, noteAnswer, type RelayCall, type UpstreamExchange } from './relay-call.ts';
@@ -77,7 +77,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     record.usageRefused = outcome.usageRefused ?? null;
     record.usage =
       billable || record.usageSource === 'upstream'
-        ? (outcome.usage ?? estimateUsage(input.body, outcome.completionText))
+        ? (outcome.usage ?? estimateStreamUsage(input.body, outcome))
         : null;
     if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
   }

@@ -10,6 +10,7 @@
  */
 import type { CompletionUsage } from '../../../contracts/openai/chat-response.ts';
 import { channelSecrets, type SecretHolder, scrubJsonText, scrubSecrets } from '../../security/scrub-secrets.ts';
+import { CompletionTokenCounter } from '../conversion/completion-token-counter.ts';
 import type { BuiltRequest, Provider, RelayInput, SseEvent, StreamOutcome } from '../provider.ts';
 import type { FailingStreamRelay, StreamFailure } from '../provider-extensions.ts';
 import { tokenCountsFromOpenAI } from './usage.ts';
@@ -81,6 +82,8 @@ export class ResponsesStreamRelay implements FailingStreamRelay {
   /** the response as `response.created` opened it (no output yet), for a `response.failed` of the gateway's */
   #opened: Record<string, unknown> | null = null;
   #sequence = 0;
+  /** the generated text, counted as it passes rather than kept */
+  readonly #completion = new CompletionTokenCounter();
   sawContent = false;
 
   constructor(channel?: SecretHolder) {
@@ -105,7 +108,7 @@ export class ResponsesStreamRelay implements FailingStreamRelay {
     if (parsed && type === 'error') return `${head}data: ${this.#error(parsed, data)}\n\n`;
     if (parsed && typeof parsed.delta === 'string') {
       this.sawContent = true;
-      this.#outcome.completionText += parsed.delta;
+      this.#completion.add(parsed.delta);
     }
     const response = parsed?.response;
     if (response && typeof response === 'object') {
@@ -118,7 +121,7 @@ export class ResponsesStreamRelay implements FailingStreamRelay {
   }
 
   outcome(): StreamOutcome {
-    return this.#outcome;
+    return { ...this.#outcome, completionTokens: this.#completion.tokens };
   }
 
   fail({ code, message }: StreamFailure): string {
