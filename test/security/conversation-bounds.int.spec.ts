@@ -1,5 +1,7 @@
 /**
- * A stored conversation, on the embedded store: continued with `previous_response_id`, it is relayed
+ * A stored conversation, on the embedded store: kept byte for byte (a user's own credential-shaped
+ * text is theirs: stored, returned and sent upstream next turn as written, while the channel's key
+ * never reaches the store: responses-stored.int.spec.ts), and continued with `previous_response_id`
  * at most `CONVERSATION_LIMIT_BYTES` expanded (a clear 400 naming the limit, before any upstream call).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +50,19 @@ async function respond(body: Record<string, unknown>): Promise<{ status: number;
   });
   return { status: response.status, body: (await response.json()) as any };
 }
+
+describe('a stored conversation', () => {
+  it('keeps a user’s own credential-shaped text as written, and sends it upstream next turn', async () => {
+    const mine = 'my password=hunter2hunter2, key sk-live-9f8e7d6c5b4a3210zyxw and AKIAABCDEFGHIJKLMNOP';
+    const first = await respond({ input: mine });
+    expect(first.status).toBe(200);
+    const next = await respond({ input: 'and then?', previous_response_id: first.body.id });
+    expect(next.status).toBe(200);
+    const relayed = JSON.stringify(received.at(-1)!.body);
+    expect(relayed).toContain(mine);
+    expect(relayed).not.toContain('[redacted]');
+  });
+});
 
 describe('a continued conversation’s expanded size', () => {
   it('is refused with a 400 naming CONVERSATION_LIMIT_BYTES once its turns outweigh it', async () => {
