@@ -92,6 +92,7 @@ export async function createRuntime(
     connectTimeoutMs: settings.upstreamConnectTimeoutMs,
     replyLimitBytes: settings.upstreamReplyLimitBytes,
     frameLimitBytes: settings.upstreamFrameLimitBytes,
+    streamLimitBytes: settings.upstreamStreamLimitBytes,
   });
   const breakers = new CircuitBreakers({
     failureThreshold: settings.circuitFailureThreshold,
@@ -129,7 +130,7 @@ export async function createRuntime(
       logger: createLogger(settings.logLevel),
       trustProxyHops: settings.trustProxyHops,
       prices: new PriceBook(configFile?.prices),
-      responses: new ResponseState(stores),
+      responses: new ResponseState(stores, { conversationLimitBytes: settings.conversationLimitBytes }),
     },
     consoleApp,
     { connections: settings.connections, metrics, metricsToken: settings.metricsToken, lifecycle },

@@ -16,6 +16,8 @@ export interface Settings extends StorageSettings {
   adminPassword: string | undefined;
   /** largest request body accepted on the relay endpoints, in bytes */
   bodyLimitBytes: number;
+  /** largest `previous_response_id` conversation relayed, its stored turns and the request together, in bytes */
+  conversationLimitBytes: number;
   /** give up on an upstream that sends no response headers within this time */
   upstreamHeadersTimeoutMs: number;
   /** give up on an upstream that goes silent this long between two frames */
@@ -27,6 +29,8 @@ export interface Settings extends StorageSettings {
   /** largest upstream reply read whole (non-streamed), and largest single SSE frame, in bytes */
   upstreamReplyLimitBytes: number;
   upstreamFrameLimitBytes: number;
+  /** largest streamed upstream reply relayed, all of its events together, in bytes */
+  upstreamStreamLimitBytes: number;
   /** base of the exponential backoff between attempts (100 ms, 200 ms, … with jitter) */
   upstreamRetryBackoffMs: number;
   /** consecutive failures that open a channel's circuit breaker */
@@ -69,12 +73,15 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     adminEmail: environment.ADMIN_EMAIL || undefined,
     adminPassword: environment.ADMIN_PASSWORD || undefined,
     bodyLimitBytes,
+    // A client cannot make the gateway relay more through stored turns than it could send itself.
+    conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, bodyLimitBytes, 'CONVERSATION_LIMIT_BYTES'),
     upstreamHeadersTimeoutMs: integer(environment.UPSTREAM_HEADERS_TIMEOUT_MS, 120_000, 'UPSTREAM_HEADERS_TIMEOUT_MS'),
     upstreamIdleTimeoutMs: integer(environment.UPSTREAM_IDLE_TIMEOUT_MS, 300_000, 'UPSTREAM_IDLE_TIMEOUT_MS'),
     upstreamConnectTimeoutMs: integer(environment.UPSTREAM_CONNECT_TIMEOUT_MS, 10_000, 'UPSTREAM_CONNECT_TIMEOUT_MS'),
     upstreamMaxAttempts: Math.max(1, integer(environment.UPSTREAM_MAX_ATTEMPTS, 3, 'UPSTREAM_MAX_ATTEMPTS')),
     upstreamReplyLimitBytes: integer(environment.UPSTREAM_REPLY_LIMIT_BYTES, 32 << 20, 'UPSTREAM_REPLY_LIMIT_BYTES'),
     upstreamFrameLimitBytes: integer(environment.UPSTREAM_FRAME_LIMIT_BYTES, 8 << 20, 'UPSTREAM_FRAME_LIMIT_BYTES'),
+    upstreamStreamLimitBytes: integer(environment.UPSTREAM_STREAM_LIMIT_BYTES, 64 << 20, 'UPSTREAM_STREAM_LIMIT_BYTES'),
     upstreamRetryBackoffMs: integer(environment.UPSTREAM_RETRY_BACKOFF_MS, 100, 'UPSTREAM_RETRY_BACKOFF_MS'),
     circuitFailureThreshold: integer(environment.CIRCUIT_FAILURE_THRESHOLD, 5, 'CIRCUIT_FAILURE_THRESHOLD'),
     circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),

@@ -62,6 +62,16 @@ export function estimatePromptTokens(body: Record<string, unknown>): number {
   return tokens;
 }
 
+/** A stream's usage when the upstream reported none: its completion as its relay counted it, else its text. */
+export function estimateStreamUsage(
+  body: Record<string, unknown>,
+  outcome: { completionText: string; completionTokens?: number | undefined },
+): TokenCounts {
+  const usage = estimateUsage(body, outcome.completionText);
+  if (outcome.completionTokens !== undefined) usage.completionTokens += outcome.completionTokens;
+  return usage;
+}
+
 export function estimateUsage(body: Record<string, unknown>, completionText: string): TokenCounts {
   return {
     promptTokens: estimatePromptTokens(body),

@@ -2,7 +2,9 @@
  * @module gateway/providers/provider-extensions
  * Optional capabilities a provider may offer beyond `provider.ts`, read by the relay when present:
  * warnings about dropped request fields (sent as `x-gateway-warnings`), frames to write when an
- * upstream stream ends without its own end event, and whether a stream's usage was counted by the
+ * upstream stream ends without its own end event, frames that end a stream with the gateway's own
+ * error where the format's end needs the stream's state (a Responses stream's `response.failed`
+ * names the response), and whether a stream's usage was counted by the
  * gateway rather than reported by the upstream. The converting providers use all three.
  */
 import type { BuiltRequest, StreamOutcome, StreamRelay } from './provider.ts';
@@ -15,6 +17,17 @@ export interface BuiltRequestWithWarnings extends BuiltRequest {
 export interface FinishingStreamRelay extends StreamRelay {
   /** Frames to write when the upstream body ended without its end event; '' when it had one. */
   finish(): string;
+}
+
+/** An error the gateway ends a started stream with: its code and its message, as the client reads them. */
+export interface StreamFailure {
+  code: string;
+  message: string;
+}
+
+export interface FailingStreamRelay extends StreamRelay {
+  /** Frames that end the stream with `failure` in the client's format; '' leaves it to the endpoint's error frame. */
+  fail(failure: StreamFailure): string;
 }
 
 export interface CountedStreamOutcome extends StreamOutcome {
@@ -34,6 +47,11 @@ export function warningsOf(built: BuiltRequest): string[] {
 export function finishFrames(relay: StreamRelay): string {
   const finishing = relay as Partial<FinishingStreamRelay>;
   return typeof finishing.finish === 'function' ? finishing.finish() : '';
+}
+
+export function failFrames(relay: StreamRelay, failure: StreamFailure): string {
+  const failing = relay as Partial<FailingStreamRelay>;
+  return typeof failing.fail === 'function' ? failing.fail(failure) : '';
 }
 
 export function usageSourceOf(outcome: StreamOutcome): 'upstream' | 'estimated' {

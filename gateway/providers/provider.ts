@@ -25,6 +25,11 @@ export interface StreamOutcome extends UsageRefusalNote {
   error: { type: string; message: string } | null;
   /** the generated text, kept for a tokenizer estimate when the upstream sends no usage */
   completionText: string;
+  /**
+   * the generated tokens, counted with the tokenizer as a stream went (conversion/completion-token-counter.ts):
+   * a stream's relay keeps no text, which could be as long as the stream itself, and leaves `completionText` empty
+   */
+  completionTokens?: number;
 }
 
 export interface StreamRelay {

@@ -54,8 +54,16 @@ export interface EndpointSpec {
   unbilled?: boolean;
   /** One attempt on one route, for an endpoint that does not relay through `providers` (default: the relay's). */
   relayOnce?(call: RelayCall, resolved: ResolvedModel, route: Route, attempt: AttemptTiming): Promise<void>;
-  /** Work before routing that needs the key and may wait (the stored conversation a request continues). */
-  prepare?(body: Record<string, unknown>, token: TokenDocument, dependencies: RelayDependencies): Promise<void>;
+  /**
+   * Work before routing that needs the key and may wait (the stored conversation a request continues);
+   * answers the prompt tokens it adds to the client's body of `bodyBytes`, which the request's holds count.
+   */
+  prepare?(
+    body: Record<string, unknown>,
+    bodyBytes: number,
+    token: TokenDocument,
+    dependencies: RelayDependencies,
+  ): Promise<number>;
   /** Keeps what the client is answered before its reply ends (stored Responses). */
   keeper?: ReplyKeeper;
 }

@@ -3,8 +3,9 @@
  * Streams an upstream SSE body to the client frame by frame: parsed with eventsource-parser (or, for a
  * kind whose streams are framed as AWS event streams, decoded by aws-event-stream.ts), handed to the
  * provider's stream relay, written as soon as it is ready, with backpressure (a slow client pauses the
- * upstream read instead of growing a buffer). An event over the frame limit, or a body that ends
- * without a single event (not SSE at all), ends the relay with an error.
+ * upstream read instead of growing a buffer). An event over the frame limit, a body over the stream
+ * limit (what one reply may cost the process, however slowly it comes), or a body that ends without a
+ * single event (not SSE at all), ends the relay with an error.
  */
 import type { ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
@@ -13,7 +14,7 @@ import type { SseEvent, StreamRelay } from '../providers/provider.ts';
 import { AwsEventStreamDecoder } from './aws-event-stream.ts';
 import type { RequestRecord } from './request-record.ts';
 import type { StreamedReply } from './streamed-reply.ts';
-import { frameTooLarge, noEvents } from './upstream-reply-errors.ts';
+import { frameTooLarge, noEvents, streamTooLarge } from './upstream-reply-errors.ts';
 
 export async function pipeStream(
   upstream: StreamedReply,
@@ -73,6 +74,7 @@ function consumeWithBackpressure(
   read: (chunk: Buffer) => void,
 ): Promise<void> {
   let waitingForDrain = false;
+  let total = 0;
   const resume = () => {
     waitingForDrain = false;
     upstream.resume();
@@ -80,6 +82,8 @@ function consumeWithBackpressure(
   return upstream.consume((chunk) => {
     // A client that went away ends the upstream call through the client abort; read no further.
     if (response.destroyed) return false;
+    total += chunk.length;
+    if (total > upstream.streamLimitBytes) throw streamTooLarge(upstream.streamLimitBytes);
     // What `read` throws ends the call: undici ends it and the consume promise rejects with it.
     read(chunk);
     if (!response.writableNeedDrain) return true;

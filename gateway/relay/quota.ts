@@ -2,10 +2,12 @@
  * @module gateway/relay/quota
  * A key's token quota on the hot path: before the request is relayed it holds an estimate of its
  * tokens in the shared quota ledger (refused once the used and held tokens reach the quota), and when
- * it ends the hold is settled to the tokens really used. The estimate is the prompt (4 bytes a token,
- * as the TPM limit counts it) plus the completion the request allows (`max_tokens`,
- * `max_completion_tokens`, else `DEFAULT_COMPLETION_ALLOWANCE`), so that a request rarely uses more
- * than it held: that is what bounds the overshoot to the one request that crossed the quota.
+ * it ends the hold is settled to the tokens really used. The estimate is the prompt as the upstream
+ * receives it (4 bytes a token, as the TPM limit counts it: the client's body and the earlier turns
+ * the gateway adds to a continued conversation) plus the completion the request allows (`max_tokens`,
+ * `max_completion_tokens`, else `DEFAULT_COMPLETION_ALLOWANCE`, for each of the `n` choices it asks
+ * for), so that a request rarely uses more than it held: that is what bounds the overshoot to the one
+ * request that crossed the quota.
  */
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel, QuotaLedger } from '../../stores/ports.ts';
@@ -13,14 +15,38 @@ import { GatewayError } from './errors.ts';
 
 export const DEFAULT_COMPLETION_ALLOWANCE = 1_024;
 
-/** The completion tokens the request allows (what its quota hold and budget hold count). */
+/** The tokens a request may use, as its holds count them (token quota, money budgets, TPM). */
+export interface TokenEstimate {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * The request's estimate: `bodyBytes` of the client's body and `addedPromptTokens` the gateway adds to
+ * it (the earlier turns of a continued conversation) as the prompt, and the completion it allows.
+ */
+export function tokenEstimate(body: Record<string, unknown>, bodyBytes: number, addedPromptTokens = 0): TokenEstimate {
+  return { promptTokens: Math.ceil(bodyBytes / 4) + addedPromptTokens, completionTokens: completionAllowance(body) };
+}
+
+/**
+ * How many replies the request asks for, each up to the completion limit: chat's `n` (1 to 128, as
+ * the contract bounds it). Only chat completions relay it: the converted paths refuse `n` over 1, and
+ * no ingress format writes Gemini's `candidateCount`.
+ */
+function choices(body: Record<string, unknown>): number {
+  const n = body['n'];
+  return typeof n === 'number' && Number.isInteger(n) && n > 1 ? n : 1;
+}
+
+/** The completion tokens the request allows over all its choices (what its quota hold and budget hold count). */
 export function completionAllowance(body: Record<string, unknown>): number {
   // max_output_tokens: the Responses API's name for it.
   for (const field of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
     const value = body[field];
-    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.ceil(value);
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.ceil(value) * choices(body);
   }
-  return DEFAULT_COMPLETION_ALLOWANCE;
+  return DEFAULT_COMPLETION_ALLOWANCE * choices(body);
 }
 
 /**
@@ -31,8 +57,7 @@ export async function reserveQuota(
   quotas: QuotaLedger,
   lookups: LookupReadModel,
   token: TokenDocument,
-  body: Record<string, unknown>,
-  bodyBytes: number,
+  estimate: TokenEstimate,
   holdId: string,
 ): Promise<string | null> {
   if (token.quota === null) return null;
@@ -40,7 +65,7 @@ export async function reserveQuota(
     token.tokenId,
     {
       quota: token.quota,
-      amount: Math.ceil(bodyBytes / 4) + completionAllowance(body),
+      amount: estimate.promptTokens + estimate.completionTokens,
       projectedUsed: lookups.tokenUsage(token.tokenId).usedTokens,
       holdId,
     },

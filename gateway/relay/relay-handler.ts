@@ -29,7 +29,7 @@ import { millisecondsSince } from './elapsed.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { internalError, isUpstreamFailure } from './failure-origin.ts';
-import { completionAllowance, reserveQuota } from './quota.ts';
+import { reserveQuota, type TokenEstimate, tokenEstimate } from './quota.ts';
 import { checkContentType, parseJsonObject, readBody } from './read-body.ts';
 import { relayBuffered } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
@@ -125,38 +125,25 @@ export async function handleRelay(
     const serves = (model: string) => dependencies.router.routes(model, acceptedTypes(endpoint)).length > 0;
     const resolved = endpoint.resolveModel?.(body, serves) ?? { model: record.modelRequested!, body, warnings: [] };
     authorizeModel(token, resolved.model);
-    if (endpoint.prepare) await endpoint.prepare(resolved.body, token, dependencies);
+    // The prompt the gateway adds (a continued conversation's earlier turns) is held like the client's own.
+    const added = endpoint.prepare ? await endpoint.prepare(resolved.body, raw.length, token, dependencies) : 0;
+    const estimate = tokenEstimate(body, raw.length, added);
     const rpm = token.rpmLimit ?? null;
     const tpm = endpoint.unbilled ? null : (token.tpmLimit ?? null);
     if ((rpm !== null || tpm !== null) && dependencies.rateLimiter) {
       // A cheap prompt estimate (4 bytes a token), corrected by the real count when the request ends.
-      const estimate = tpm === null ? 0 : Math.ceil(raw.length / 4);
-      const decision = await dependencies.rateLimiter.acquire(token.tokenId, { rpm, tpm }, estimate, Date.now());
+      const prompt = tpm === null ? 0 : estimate.promptTokens;
+      const decision = await dependencies.rateLimiter.acquire(token.tokenId, { rpm, tpm }, prompt, Date.now());
       setRateLimitHeaders(response, decision);
       if (!decision.allowed) throw rateLimitError(decision);
-      if (tpm !== null) limited = { key: token.tokenId, estimate };
+      if (tpm !== null) limited = { key: token.tokenId, estimate: prompt };
     }
     if (token.quota !== null && dependencies.quotas && !endpoint.unbilled) {
-      holds.quota = await reserveQuota(
-        dependencies.quotas,
-        dependencies.lookups,
-        token,
-        body,
-        raw.length,
-        record.requestId,
-      );
+      holds.quota = await reserveQuota(dependencies.quotas, dependencies.lookups, token, estimate, record.requestId);
     }
     // Keys (and accounts) without a budget pay this one check: no price lookup, no ledger round trip.
     if (dependencies.quotas && dependencies.prices && hasBudget(token, dependencies.lookups)) {
-      holds.budgets = await holdBudgets(
-        dependencies,
-        endpoint,
-        token,
-        resolved.model,
-        body,
-        raw.length,
-        record.requestId,
-      );
+      holds.budgets = await holdBudgets(dependencies, endpoint, token, resolved.model, estimate, record.requestId);
     }
     const call: RelayCall = { endpoint, request, response, record, dependencies, signal: abort, holds };
     await relayToUpstream(call, resolved);
@@ -186,14 +173,13 @@ async function holdBudgets(
   endpoint: EndpointSpec,
   token: TokenDocument,
   model: string,
-  body: Record<string, unknown>,
-  bodyBytes: number,
+  estimate: TokenEstimate,
   holdId: string,
 ): Promise<string[] | null> {
   const now = Date.now();
   const routes = dependencies.router.routes(model, acceptedTypes(endpoint));
-  const promptTokens = Math.ceil(bodyBytes / 4);
-  const cost = estimatedMaximumCost(dependencies.prices!, model, routes, promptTokens, completionAllowance(body), now);
+  const { promptTokens, completionTokens } = estimate;
+  const cost = estimatedMaximumCost(dependencies.prices!, model, routes, promptTokens, completionTokens, now);
   if (cost === null) return null;
   return reserveBudgets(dependencies.quotas!, dependencies.lookups, token, cost, holdId, now);
 }

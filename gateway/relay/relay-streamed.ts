@@ -7,13 +7,17 @@
  * 200, and its call ended unread.
  */
 import { type StreamFraming, upstreamKinds } from '../providers/kinds.ts';
-import { finishFrames, usageSourceOf } from '../providers/provider-extensions.ts';
+import type { StreamRelay } from '../providers/provider.ts';
+import { failFrames, finishFrames, usageSourceOf } from '../providers/provider-extensions.ts';
 import type { SecretHolder } from '../security/scrub-secrets.ts';
-import { UpstreamCallError } from './errors.ts';
-import { estimateUsage } from './estimate-usage.ts';
+import { GatewayError, UpstreamCallError } from './errors.ts';
+import { estimateStreamUsage } from './estimate-usage.ts';
+import { internalError, isUpstreamFailure } from './failure-origin.ts';
 import { pipeStream } from './pipe-stream.ts';
 import { MAX_ERROR_BODY, noteAnswer, type RelayCall, type UpstreamExchange } from './relay-call.ts';
+import { errorTypeOf } from './render-error.ts';
 import type { StreamedReply } from './streamed-reply.ts';
+import { transportError } from './upstream-client.ts';
 import { upstreamError } from './upstream-error.ts';
 import { compressed, notEventStream, redirected } from './upstream-reply-errors.ts';
 
@@ -50,6 +54,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   // stream open.
   const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
   let billable = true;
+  let failure: unknown = null;
   try {
     await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders), framing);
     // A converted stream that ended without its end event still closes in the client's format.
@@ -63,7 +68,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     // A body that was no event stream, or one oversized frame, with no content before it: nothing
     // to bill, not even an estimate.
     if (error instanceof UpstreamCallError && UNBILLED.has(error.code ?? '') && !relay.sawContent) billable = false;
-    throw error;
+    failure = error;
   } finally {
     clearTimeout(flushHeaders);
     const outcome = relay.outcome();
@@ -72,12 +77,36 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     record.usageRefused = outcome.usageRefused ?? null;
     record.usage =
       billable || record.usageSource === 'upstream'
-        ? (outcome.usage ?? estimateUsage(input.body, outcome.completionText))
+        ? (outcome.usage ?? estimateStreamUsage(input.body, outcome))
         : null;
     if (outcome.error) record.fail(200, outcome.error.type, outcome.error.message);
   }
+  if (failure !== null) {
+    await endFailed(call, relay, failure);
+    throw failure;
+  }
   if (call.holds?.any) await call.holds.settle();
   response.end();
+}
+
+/**
+ * Ends a started stream with its failure in frames the relay words, where the client's format needs
+ * the stream's state for them (a Responses stream's `response.failed`); otherwise the endpoint's
+ * error frame ends it (relay-handler.ts). Settled first, as a stream that ends well is.
+ */
+async function endFailed(call: RelayCall, relay: StreamRelay, failure: unknown): Promise<void> {
+  const { response, signal } = call;
+  if (signal.aborted || response.destroyed || response.writableEnded) return;
+  const error =
+    failure instanceof GatewayError
+      ? failure
+      : isUpstreamFailure(failure)
+        ? transportError(failure, true)
+        : internalError();
+  const frames = failFrames(relay, { code: errorTypeOf(error), message: error.message });
+  if (!frames) return;
+  if (call.holds?.any) await call.holds.settle();
+  response.end(frames);
 }
 
 /** The upstream's error answer, read up to MAX_ERROR_BODY; the rest is not read. */

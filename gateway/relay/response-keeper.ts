@@ -12,9 +12,9 @@ import { log } from '../../platform/log.ts';
 import { newEvent } from '../events/new-event.ts';
 import { upstreamKinds } from '../providers/kinds.ts';
 import type { SseEvent, StreamOutcome, StreamRelay } from '../providers/provider.ts';
-import { finishFrames } from '../providers/provider-extensions.ts';
+import { failFrames, finishFrames, type StreamFailure } from '../providers/provider-extensions.ts';
 import { inputItemsOf } from '../providers/responses/continuation.ts';
-import { channelSecrets, scrubJsonText } from '../security/scrub-secrets.ts';
+import { channelSecrets, scrubJsonText, scrubKnownSecrets } from '../security/scrub-secrets.ts';
 import type { RelayCall, UpstreamExchange } from './relay-call.ts';
 
 /** The largest stored turn (its event as JSON): a Kafka message holds 1 MiB, and Redis keeps it in memory. */
@@ -61,8 +61,9 @@ async function keep(call: RelayCall, exchange: UpstreamExchange, reply: unknown)
   if (!state) return null;
   const event = storedEvent(call, exchange, reply);
   if (!event) return null;
-  // What the upstream answered is not trusted: the channel's keys never reach the log.
-  const text = scrubJsonText(JSON.stringify(event), channelSecrets(exchange.route.channel));
+  // What the upstream answered is not trusted: the channel's keys never reach the log. Nothing else is
+  // taken out: a user's own credential-shaped text is their conversation, kept and sent back as written.
+  const text = scrubJsonText(JSON.stringify(event), channelSecrets(exchange.route.channel), scrubKnownSecrets);
   if (Buffer.byteLength(text) > STORED_RESPONSE_LIMIT_BYTES) {
     log.warn('response not stored: over the size limit', { requestId: call.record.requestId });
     return `response not stored: this turn is over the ${STORED_RESPONSE_LIMIT_BYTES / 1024} KiB a stored response may hold`;
@@ -98,6 +99,12 @@ class HoldingRelay implements StreamRelay {
 
   finish(): string {
     return this.#split(finishFrames(this.#inner));
+  }
+
+  /** A failed stream is not kept: a final event held so far is dropped for the failure's frames. */
+  fail(failure: StreamFailure): string {
+    this.held = '';
+    return failFrames(this.#inner, failure);
   }
 
   outcome(): StreamOutcome {

@@ -1,8 +1,9 @@
 /**
  * @module gateway/relay/response-state
  * The gateway's side of stored Responses: finding a key's own response by id (another account's id
- * is answered exactly like an unknown one), the chain of turns a `previous_response_id` continues,
- * and keeping or deleting a response as an event that is visible on every node when this resolves
+ * is answered exactly like an unknown one), the chain of turns a `previous_response_id` continues
+ * (bounded in turns and in bytes, so that a client cannot make the gateway relay more than it could
+ * have sent itself), and keeping or deleting a response as an event that is visible on every node when this resolves
  * (appended, then caught up: the cluster writes it through to Redis, as a new key is).
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
@@ -13,11 +14,23 @@ import { GatewayError } from './errors.ts';
 /** Turns a continuation may reach back: an agent's longest tool loops stay well inside it. */
 export const MAX_CHAIN_TURNS = 256;
 
+/** The earlier turns a continuation relays, oldest first, and the size of their items as JSON. */
+export interface Conversation {
+  turns: StoredResponseDocument[];
+  bytes: number;
+}
+
 export class ResponseState {
   readonly #stores: Pick<Stores, 'responses' | 'events' | 'sync'>;
+  /** the most a continued conversation may weigh expanded (earlier turns and this request), in bytes */
+  readonly conversationLimitBytes: number;
 
-  constructor(stores: Pick<Stores, 'responses' | 'events' | 'sync'>) {
+  constructor(
+    stores: Pick<Stores, 'responses' | 'events' | 'sync'>,
+    options: { conversationLimitBytes?: number } = {},
+  ) {
     this.#stores = stores;
+    this.conversationLimitBytes = options.conversationLimitBytes ?? 20 * 1024 * 1024;
   }
 
   /** The response if `userId`'s keys may see it, else null (unknown, another account's, deleted, lapsed). */
@@ -28,13 +41,16 @@ export class ResponseState {
 
   /**
    * The turns up to and including `responseId`, oldest first. An earlier turn deleted or lapsed ends
-   * the chain there: the conversation goes on from the turns still kept.
+   * the chain there: the conversation goes on from the turns still kept. Refused once the turns and
+   * `requestBytes` (the request that continues them) weigh more than the conversation limit: the walk
+   * stops there, before the rest is read.
    */
-  async chain(responseId: string, userId: string, param: string): Promise<StoredResponseDocument[]> {
+  async chain(responseId: string, userId: string, param: string, requestBytes = 0): Promise<Conversation> {
     const head = await this.find(responseId, userId);
     if (!head) throw notFound(responseId, param);
     const turns = [head];
     const seen = new Set([responseId]);
+    let bytes = this.#weigh(head, requestBytes, param);
     let previous = head.previousResponseId;
     while (previous && !seen.has(previous)) {
       if (turns.length >= MAX_CHAIN_TURNS) {
@@ -48,9 +64,25 @@ export class ResponseState {
       if (!turn) break;
       seen.add(previous);
       turns.push(turn);
+      bytes += this.#weigh(turn, requestBytes + bytes, param);
       previous = turn.previousResponseId;
     }
-    return turns.reverse();
+    return { turns: turns.reverse(), bytes };
+  }
+
+  /** A turn's items as JSON bytes, refused when they take the conversation over its limit. */
+  #weigh(turn: StoredResponseDocument, before: number, param: string): number {
+    const bytes =
+      Buffer.byteLength(JSON.stringify(turn.inputItems)) + Buffer.byteLength(JSON.stringify(turn.outputItems));
+    const limit = this.conversationLimitBytes;
+    if (before + bytes > limit) {
+      throw new GatewayError(
+        'invalid_request',
+        `The conversation of previous_response_id is over ${mebibytes(limit)} expanded (CONVERSATION_LIMIT_BYTES), the most the gateway relays. Start a new one with the turns that matter in input.`,
+        { param, code: 'conversation_too_large' },
+      );
+    }
+    return bytes;
   }
 
   /** Appends and waits until every node can read it. */
@@ -58,6 +90,10 @@ export class ResponseState {
     await this.#stores.events.append([event]);
     await this.#stores.sync.caughtUp([event]);
   }
+}
+
+function mebibytes(bytes: number): string {
+  return `${Number((bytes / 1024 / 1024).toFixed(2))} MiB`;
 }
 
 export function notFound(responseId: string, param: string): GatewayError {

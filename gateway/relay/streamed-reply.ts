@@ -20,6 +20,8 @@ export interface StreamedReply {
   contentEncoding: string | undefined;
   /** the largest single SSE event the reader should accept, in bytes */
   frameLimitBytes: number;
+  /** the most of the body the reader should relay, in bytes */
+  streamLimitBytes: number;
   header(name: string): string | undefined;
   /** Delivers the body's chunks to `sink`, in order; resolves when the body ends, rejects if it breaks. */
   consume(sink: ChunkSink): Promise<void>;
@@ -44,12 +46,12 @@ export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatc
   #ended = false;
   #failure: Error | null = null;
   #settleBody: { resolve: () => void; reject: (error: Error) => void } | null = null;
-  readonly #frameLimitBytes: number;
+  readonly #limits: { frameLimitBytes: number; streamLimitBytes: number };
 
-  constructor(signal: ClientAbort, settle: Settle, frameLimitBytes: number) {
+  constructor(signal: ClientAbort, settle: Settle, limits: { frameLimitBytes: number; streamLimitBytes: number }) {
     super(signal);
     this.#settleHeaders = settle;
-    this.#frameLimitBytes = frameLimitBytes;
+    this.#limits = limits;
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -62,7 +64,8 @@ export class StreamedReplyHandler extends UpstreamCallHandler implements Dispatc
       statusCode,
       contentType: headerOf(headers, 'content-type'),
       contentEncoding: headerOf(headers, 'content-encoding'),
-      frameLimitBytes: this.#frameLimitBytes,
+      frameLimitBytes: this.#limits.frameLimitBytes,
+      streamLimitBytes: this.#limits.streamLimitBytes,
       header: (name) => headerOf(headers, name),
       consume: (sink) => this.#consume(sink),
       resume: () => this.#controller?.resume(),

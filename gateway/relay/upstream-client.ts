@@ -28,6 +28,8 @@ export interface UpstreamClientOptions {
   replyLimitBytes?: number;
   /** largest single SSE event of a streamed reply (default 8 MB) */
   frameLimitBytes?: number;
+  /** largest streamed reply, all of its events together (default 64 MB) */
+  streamLimitBytes?: number;
 }
 
 /** A channel's own timeouts; absent ones are the client's defaults. */
@@ -50,8 +52,16 @@ export class UpstreamClient {
     connectTimeoutMs = 10_000,
     replyLimitBytes = 32 << 20,
     frameLimitBytes = 8 << 20,
+    streamLimitBytes = 64 << 20,
   }: UpstreamClientOptions) {
-    this.#options = { headersTimeoutMs, idleTimeoutMs, connectTimeoutMs, replyLimitBytes, frameLimitBytes };
+    this.#options = {
+      headersTimeoutMs,
+      idleTimeoutMs,
+      connectTimeoutMs,
+      replyLimitBytes,
+      frameLimitBytes,
+      streamLimitBytes,
+    };
   }
 
   #agent(connectTimeoutMs: number): Agent {
@@ -102,11 +112,7 @@ export class UpstreamClient {
       return readyToSend(upstream).then((signed) => this.sendStreamed(signed, signal, timeouts));
     }
     return new Promise<StreamedReply>((resolve, reject) => {
-      this.#dispatch(
-        upstream,
-        timeouts,
-        new StreamedReplyHandler(signal, { resolve, reject }, this.#options.frameLimitBytes),
-      );
+      this.#dispatch(upstream, timeouts, new StreamedReplyHandler(signal, { resolve, reject }, this.#options));
     });
   }
 

@@ -29,6 +29,15 @@ export function frameTooLarge(limitBytes: number): UpstreamCallError {
   );
 }
 
+export function streamTooLarge(limitBytes: number): UpstreamCallError {
+  return new UpstreamCallError(
+    'upstream',
+    `The upstream provider's stream is larger than the gateway relays (${megabytes(limitBytes)}, UPSTREAM_STREAM_LIMIT_BYTES); it was ended there. Ask for a shorter reply (a lower max_tokens).`,
+    200,
+    { code: 'upstream_stream_too_large' },
+  );
+}
+
 export function redirected(upstreamStatus: number): UpstreamCallError {
   return new UpstreamCallError(
     'upstream',

@@ -64,38 +64,51 @@ export function channelSecrets(channel: SecretHolder | undefined): readonly stri
 }
 
 /**
+ * The text with every given secret replaced, and nothing else: for what a user wrote and will read
+ * back (a stored conversation), where their own credential-shaped text is theirs to keep.
+ */
+export function scrubKnownSecrets(text: string, secrets: readonly string[]): string {
+  let scrubbed = text;
+  for (const secret of secrets) scrubbed = withoutSecret(scrubbed, secret);
+  return scrubbed;
+}
+
+type Scrub = (text: string, secrets: readonly string[]) => string;
+
+/**
  * An upstream's JSON (an in-stream error event) without secrets. Text with none is returned as it
  * came, byte for byte. Otherwise every string in it, keys included, is scrubbed and the JSON written
  * again: scrubbing the text as written would miss a key spelled with `\u` escapes. Text that is not
- * JSON, or too deep to walk, is scrubbed as text.
+ * JSON, or too deep to walk, is scrubbed as text. `scrub` says what goes: by default the secrets and
+ * anything credential-shaped; `scrubKnownSecrets` for the secrets alone.
  */
-export function scrubJsonText(text: string, secrets: readonly string[]): string {
+export function scrubJsonText(text: string, secrets: readonly string[], scrub: Scrub = scrubSecrets): string {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return scrubSecrets(text, secrets);
+    return scrub(text, secrets);
   }
   let normalized: string;
   try {
     normalized = JSON.stringify(value);
   } catch {
     // Nested past the stack's depth: no client parser would read it as JSON either.
-    return scrubSecrets(text, secrets);
+    return scrub(text, secrets);
   }
-  if (scrubSecrets(normalized, secrets) === normalized) return text;
-  return JSON.stringify(scrubValue(value, secrets, 0));
+  if (scrub(normalized, secrets) === normalized) return text;
+  return JSON.stringify(scrubValue(value, secrets, 0, scrub));
 }
 
-function scrubValue(value: unknown, secrets: readonly string[], depth: number): unknown {
-  if (typeof value === 'string') return scrubSecrets(value, secrets);
+function scrubValue(value: unknown, secrets: readonly string[], depth: number, scrub: Scrub): unknown {
+  if (typeof value === 'string') return scrub(value, secrets);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= JSON_DEPTH) return null;
-  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets, depth + 1, scrub));
   // No prototype: a `__proto__` key stays an ordinary key.
   const scrubbed: Record<string, unknown> = Object.create(null);
   for (const [key, item] of Object.entries(value))
-    scrubbed[scrubSecrets(key, secrets)] = scrubValue(item, secrets, depth + 1);
+    scrubbed[scrub(key, secrets)] = scrubValue(item, secrets, depth + 1, scrub);
   return scrubbed;
 }
 

@@ -2,11 +2,13 @@
  * @module gateway/providers/anthropic/stream-relay
  * Same-format relay of an Anthropic stream: every event is forwarded with its `event:` line as the
  * upstream sent it, while the gateway reads usage (input from `message_start`, cumulative output
- * from `message_delta`), the model and in-band errors. An error event is the one frame not forwarded
+ * from `message_delta`), the model and in-band errors; the generated text is counted as it passes,
+ * not kept. An error event is the one frame not forwarded
  * as written: it is scrubbed of the channel's keys first (an upstream may echo the request's headers).
  */
 import type { AnthropicUsage } from '../../../contracts/anthropic/messages-response.ts';
 import { channelSecrets, type SecretHolder, scrubJsonText, scrubSecrets } from '../../security/scrub-secrets.ts';
+import { CompletionTokenCounter } from '../conversion/completion-token-counter.ts';
 import type { SseEvent, StreamOutcome, StreamRelay } from '../provider.ts';
 import { tokenCountsFromAnthropic } from './usage.ts';
 
@@ -23,6 +25,7 @@ export class AnthropicStreamRelay implements StreamRelay {
   readonly #channel: SecretHolder | undefined;
   #usage: Partial<AnthropicUsage> | null = null;
   #outcome: StreamOutcome = { usage: null, model: null, error: null, completionText: '' };
+  readonly #completion = new CompletionTokenCounter();
   sawContent = false;
 
   /** `channel`: whose keys an error event must not show */
@@ -46,14 +49,14 @@ export class AnthropicStreamRelay implements StreamRelay {
         this.#usage = { ...parsed.message?.usage };
         break;
       case 'content_block_start':
-        if (parsed.content_block?.type === 'tool_use') this.#outcome.completionText += parsed.content_block.name ?? '';
+        if (parsed.content_block?.type === 'tool_use') this.#completion.add(parsed.content_block.name ?? '');
         break;
       case 'content_block_delta': {
         const delta = parsed.delta;
         const text = delta?.text ?? delta?.thinking ?? delta?.partial_json ?? '';
         if (text) {
           this.sawContent = true;
-          this.#outcome.completionText += text;
+          this.#completion.add(text);
         }
         break;
       }
@@ -75,7 +78,7 @@ export class AnthropicStreamRelay implements StreamRelay {
   }
 
   outcome(): StreamOutcome {
-    const outcome: StreamOutcome = { ...this.#outcome, usage: null };
+    const outcome: StreamOutcome = { ...this.#outcome, usage: null, completionTokens: this.#completion.tokens };
     if (this.#usage) outcome.usage = tokenCountsFromAnthropic(this.#usage, outcome);
     return outcome;
   }

@@ -11,7 +11,12 @@
 import { channelSecrets, type SecretHolder, scrubSecrets } from '../../security/scrub-secrets.ts';
 import { estimatePromptTokens } from '../estimate-usage.ts';
 import type { SseEvent, TokenCounts } from '../provider.ts';
-import type { CountedStreamOutcome, FinishingStreamRelay } from '../provider-extensions.ts';
+import type {
+  CountedStreamOutcome,
+  FailingStreamRelay,
+  FinishingStreamRelay,
+  StreamFailure,
+} from '../provider-extensions.ts';
 import { CompletionTokenCounter } from './completion-token-counter.ts';
 import { anthropicVocabulary } from './map-error-type.ts';
 import type { ReplyPart, ReplyPartFilter } from './reply.ts';
@@ -20,7 +25,8 @@ export interface ConvertingStreamRelayOptions {
   /** `usageRefused`: why the reader did not believe the upstream's usage, when it did not */
   reader: { read(event: SseEvent): ReplyPart[]; readonly usageRefused?: string | null };
   filters: ReplyPartFilter[];
-  writer: { write(part: ReplyPart): string };
+  /** `fail`: the writer's end for the gateway's own error, where its format needs the stream's state */
+  writer: { write(part: ReplyPart): string; fail?(code: string, message: string): string };
   /** the client's request, for the prompt estimate when the upstream reports no usage */
   clientBody: Record<string, unknown>;
   /** the channel whose keys an upstream's error must not show */
@@ -29,7 +35,7 @@ export interface ConvertingStreamRelayOptions {
   askedModel?: string | undefined;
 }
 
-export class ConvertingStreamRelay implements FinishingStreamRelay {
+export class ConvertingStreamRelay implements FinishingStreamRelay, FailingStreamRelay {
   readonly #options: ConvertingStreamRelayOptions;
   readonly #counter = new CompletionTokenCounter();
   #model: string | null = null;
@@ -56,6 +62,14 @@ export class ConvertingStreamRelay implements FinishingStreamRelay {
       return this.#emit([{ type: 'error', errorType: 'api_error', message }]);
     }
     return this.#emit([{ type: 'end' }]);
+  }
+
+  fail({ code, message }: StreamFailure): string {
+    const { writer } = this.#options;
+    if (this.#ended || !writer.fail) return '';
+    this.#ended = true;
+    this.#error = { type: code, message };
+    return writer.fail(code, message);
   }
 
   outcome(): CountedStreamOutcome {

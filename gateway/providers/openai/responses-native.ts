@@ -4,11 +4,15 @@
  * (`responses_api: true`): the body goes to `<base_url>/responses` with only the model mapped, and
  * the reply's bytes go back untouched. On the way the gateway reads the usage (of the whole reply, or
  * of the stream's response.completed / incomplete / failed event), the model and any error event,
- * which it scrubs of the channel's keys before forwarding.
+ * which it scrubs of the channel's keys before forwarding. A stream the gateway itself must end (over
+ * its size limit) ends as OpenAI ends a failed one: `error`, then `response.failed` naming the
+ * response that `response.created` opened.
  */
 import type { CompletionUsage } from '../../../contracts/openai/chat-response.ts';
 import { channelSecrets, type SecretHolder, scrubJsonText, scrubSecrets } from '../../security/scrub-secrets.ts';
-import type { BuiltRequest, Provider, RelayInput, SseEvent, StreamOutcome, StreamRelay } from '../provider.ts';
+import { CompletionTokenCounter } from '../conversion/completion-token-counter.ts';
+import type { BuiltRequest, Provider, RelayInput, SseEvent, StreamOutcome } from '../provider.ts';
+import type { FailingStreamRelay, StreamFailure } from '../provider-extensions.ts';
 import { tokenCountsFromOpenAI } from './usage.ts';
 
 type LooseResponsesUsage = {
@@ -49,10 +53,15 @@ export function buildResponsesRequest({ route, body, stream, clientQuery }: Rela
 
 type LooseEvent = {
   type?: unknown;
+  sequence_number?: unknown;
   delta?: unknown;
   message?: unknown;
   code?: unknown;
-  response?: { model?: unknown; usage?: unknown; error?: { code?: unknown; message?: unknown } | null };
+  response?: {
+    model?: unknown;
+    usage?: unknown;
+    error?: { code?: unknown; message?: unknown } | null;
+  } & Record<string, unknown>;
 };
 
 /** The event types whose payload the gateway reads; every other event is forwarded without parsing. */
@@ -67,9 +76,14 @@ const readEvents = new Set([
   'error',
 ]);
 
-export class ResponsesStreamRelay implements StreamRelay {
+export class ResponsesStreamRelay implements FailingStreamRelay {
   readonly #channel: SecretHolder | undefined;
   #outcome: StreamOutcome = { usage: null, model: null, error: null, completionText: '' };
+  /** the response as `response.created` opened it (no output yet), for a `response.failed` of the gateway's */
+  #opened: Record<string, unknown> | null = null;
+  #sequence = 0;
+  /** the generated text, counted as it passes rather than kept */
+  readonly #completion = new CompletionTokenCounter();
   sawContent = false;
 
   constructor(channel?: SecretHolder) {
@@ -87,10 +101,14 @@ export class ResponsesStreamRelay implements StreamRelay {
       }
     }
     const type = typeof parsed?.type === 'string' ? parsed.type : event;
+    if (parsed && Number.isSafeInteger(parsed.sequence_number)) this.#sequence = parsed.sequence_number as number;
+    if (type === 'response.created' && parsed?.response && typeof parsed.response === 'object') {
+      this.#opened = parsed.response;
+    }
     if (parsed && type === 'error') return `${head}data: ${this.#error(parsed, data)}\n\n`;
     if (parsed && typeof parsed.delta === 'string') {
       this.sawContent = true;
-      this.#outcome.completionText += parsed.delta;
+      this.#completion.add(parsed.delta);
     }
     const response = parsed?.response;
     if (response && typeof response === 'object') {
@@ -103,7 +121,17 @@ export class ResponsesStreamRelay implements StreamRelay {
   }
 
   outcome(): StreamOutcome {
-    return this.#outcome;
+    return { ...this.#outcome, completionTokens: this.#completion.tokens };
+  }
+
+  fail({ code, message }: StreamFailure): string {
+    const error = { type: 'error', code, message, param: null, sequence_number: ++this.#sequence };
+    const response = { ...this.#opened, status: 'failed', error: { code, message } };
+    const failed = { type: 'response.failed', response, sequence_number: ++this.#sequence };
+    this.#outcome.error = { type: code, message };
+    // The opened response is the upstream's: the channel's keys never reach the client from it.
+    const frames = `event: error\ndata: ${JSON.stringify(error)}\n\nevent: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+    return scrubSecrets(frames, channelSecrets(this.#channel));
   }
 
   #error(error: { code?: unknown; message?: unknown }, data: string): string {

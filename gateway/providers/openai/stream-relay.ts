@@ -3,11 +3,12 @@
  * Same-format relay of an OpenAI stream: each `data:` frame is forwarded as the upstream wrote it
  * (serialised once, by the upstream), while the gateway reads usage, model and errors on the way.
  * The usage-only chunk is dropped when the client did not ask for it (naive clients index
- * `choices[0]` and crash on it). An error event is the one frame not forwarded as written: it is
+ * `choices[0]` and crash on it). The generated text is counted as it passes, not kept. An error event is the one frame not forwarded as written: it is
  * scrubbed of the channel's keys first (an upstream may echo the request's headers in it).
  */
 import type { ChatCompletionChunk } from '../../../contracts/openai/chat-response.ts';
 import { channelSecrets, type SecretHolder, scrubJsonText, scrubSecrets } from '../../security/scrub-secrets.ts';
+import { CompletionTokenCounter } from '../conversion/completion-token-counter.ts';
 import type { SseEvent, StreamOutcome, StreamRelay } from '../provider.ts';
 import { tokenCountsFromOpenAI } from './usage.ts';
 
@@ -20,6 +21,7 @@ export class OpenAIStreamRelay implements StreamRelay {
   readonly #hideUsageChunk: boolean;
   readonly #channel: SecretHolder | undefined;
   #outcome: StreamOutcome = { usage: null, model: null, error: null, completionText: '' };
+  readonly #completion = new CompletionTokenCounter();
   sawContent = false;
 
   /** `input`: the request's, for the channel whose keys an error event must not show */
@@ -51,7 +53,7 @@ export class OpenAIStreamRelay implements StreamRelay {
         delta.tool_calls?.map((call) => (call.function?.name ?? '') + (call.function?.arguments ?? '')).join('') ?? '';
       if (text || toolText) {
         this.sawContent = true;
-        this.#outcome.completionText += text + toolText;
+        this.#completion.add(text + toolText);
       }
     }
     // `chunk.usage`, not `usage`: a usage chunk whose counts were refused is still one the client did not ask for.
@@ -60,7 +62,7 @@ export class OpenAIStreamRelay implements StreamRelay {
   }
 
   outcome(): StreamOutcome {
-    return this.#outcome;
+    return { ...this.#outcome, completionTokens: this.#completion.tokens };
   }
 
   #error(chunk: LooseChunk, data: string): string {

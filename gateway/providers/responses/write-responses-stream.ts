@@ -4,7 +4,9 @@
  * sends them (response.created, response.in_progress; per item output_item.added, content_part.added
  * or reasoning_summary_part.added, deltas, the .done events, output_item.done; then
  * response.completed, or response.incomplete, with the usage). Unlike the other writers it keeps the
- * reply's text: the final event carries the whole response, as the SDK's finalResponse() reads it.
+ * reply's text once, in its output items: the final event carries the whole response, as the SDK's
+ * finalResponse() reads it, and the items are let go once it is written. Every event is serialised
+ * as it is made, so no event takes a copy of them.
  * Function calls stay open until the finish, since OpenAI-format upstreams interleave the arguments
  * of parallel calls; a text or reasoning item is closed when another item starts.
  */
@@ -80,7 +82,7 @@ export class ResponsesStreamWriter {
 
   #snapshot(): ResponsesObject {
     const response = this.#response!;
-    return { ...response, output: structuredClone(this.#output), output_text: outputText(this.#output) };
+    return { ...response, output: this.#output, output_text: outputText(this.#output) };
   }
 
   #start(upstreamId: string, model: string): string {
@@ -103,7 +105,7 @@ export class ResponsesStreamWriter {
     this.#output.push(item);
     this.#open.add(index);
     return {
-      frames: this.#emit({ type: 'response.output_item.added', output_index: index, item: structuredClone(item) }),
+      frames: this.#emit({ type: 'response.output_item.added', output_index: index, item }),
       index,
     };
   }
@@ -255,7 +257,7 @@ export class ResponsesStreamWriter {
       });
       item.status = 'completed';
     }
-    return frames + this.#emit({ type: 'response.output_item.done', output_index: index, item: structuredClone(item) });
+    return frames + this.#emit({ type: 'response.output_item.done', output_index: index, item });
   }
 
   #end(): string {
@@ -269,11 +271,21 @@ export class ResponsesStreamWriter {
       type: final.status === 'incomplete' ? 'response.incomplete' : 'response.completed',
       response: final,
     });
+    // Written: the final event (which the keeper holds until the turn is kept) is the text's one copy.
+    this.#output.length = 0;
     return frames;
   }
 
+  /** Ends the stream with the gateway's own error (its code as given): `error`, then `response.failed`. */
+  fail(code: string, message: string): string {
+    return this.#failed(code, message);
+  }
+
   #error(errorType: string, message: string): string {
-    const code = openAIErrorType(errorType);
+    return this.#failed(openAIErrorType(errorType), message);
+  }
+
+  #failed(code: string, message: string): string {
     let frames = this.#ensureStarted();
     frames += this.#emit({ type: 'error', code, message, param: null });
     const failed: ResponsesObject = {
