@@ -1,6 +1,6 @@
 /**
  * The project's image as an operator runs it (`docker run`, host networking so that the fake upstream
- * stays on loopback): it starts as an unprivileged user and reports healthy, relays through both
+ * stays on loopback): it runs Node 24, starts as an unprivileged user and reports healthy, relays through both
  * endpoints, serves the built console, keeps its data on the volume when the container is replaced, and
  * on `docker stop` lets a stream in flight finish and exits 0 well inside the grace period.
  */
@@ -92,7 +92,8 @@ describe.skipIf(!runs)('the gateway image', () => {
     await upstream?.close();
   });
 
-  it('runs node as an unprivileged user under an init, and Docker reports it healthy', async () => {
+  it('runs Node 24 as an unprivileged user under an init, and Docker reports it healthy', async () => {
+    expect(docker(['exec', `${run}-1`, 'node', '--version'])).toMatch(/^v24\./);
     expect(docker(['exec', `${run}-1`, 'id', '-u'])).not.toBe('0');
     expect(docker(['exec', `${run}-1`, 'cat', '/proc/1/comm'])).toBe('tini');
     const health = await eventually(
