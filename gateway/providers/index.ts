@@ -10,6 +10,7 @@
 import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { Endpoint } from '../../contracts/events/index.ts';
 import { chatCompletionsOn } from './chat-completions/chat-completions-providers.ts';
+import { generateContentOn } from './gemini-ingress/generate-providers.ts';
 import { type UpstreamKind, upstreamKinds } from './kinds.ts';
 import { messagesOn } from './messages/messages-providers.ts';
 import type { Provider } from './provider.ts';
@@ -18,7 +19,7 @@ import { responsesOn } from './responses/responses-providers.ts';
 export type { StreamReader, UpstreamKind, WrittenRequest } from './kinds.ts';
 
 /** The client endpoints every kind serves through the neutral core. */
-export type IngressEndpoint = 'chat.completions' | 'messages' | 'responses';
+export type IngressEndpoint = 'chat.completions' | 'messages' | 'responses' | 'gemini.generateContent';
 
 export interface ProviderKind extends UpstreamKind {
   /** which client endpoints a channel of this kind serves, and the adapter that serves each */
@@ -35,6 +36,7 @@ export function servesOf(
     'chat.completions': chatCompletionsOn(kind, target),
     messages: messagesOn(kind, target),
     responses: responsesOn(type),
+    'gemini.generateContent': generateContentOn(kind, target),
     ...kind.passThrough,
   };
 }
