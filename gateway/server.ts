@@ -16,6 +16,8 @@ import { countTokensEndpoint } from './relay/count-tokens-endpoint.ts';
 import { embeddingsEndpoint } from './relay/embeddings-endpoint.ts';
 import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint, responsesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
+import { handleGeminiModels } from './relay/gemini-models.ts';
+import { geminiEndpointOf, geminiModelsRoute } from './relay/gemini-routes.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
 import { answerStoredResponse, STORED_RESPONSES_PREFIX } from './relay/stored-responses.ts';
@@ -33,7 +35,7 @@ function relayEndpointOf(path: string): EndpointSpec | null {
   if (path === '/v1/responses') return responsesEndpoint;
   if (path === '/v1/embeddings') return embeddingsEndpoint;
   if (path === '/v1/messages/count_tokens') return countTokensEndpoint;
-  return null;
+  return geminiEndpointOf(path);
 }
 
 export interface ServerLifecycle {
@@ -141,6 +143,11 @@ export function createGatewayServer(
       const requestId = timeOrderedId();
       response.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'x-request-id': requestId });
       response.end(JSON.stringify(endpoint.errorBody(error, requestId)));
+      return;
+    }
+    const geminiModels = request.method === 'GET' ? geminiModelsRoute(path, request) : null;
+    if (geminiModels) {
+      void handleGeminiModels(request, response, relay, geminiModels.modelId);
       return;
     }
     if (path === '/v1/models' && request.method === 'GET') {
