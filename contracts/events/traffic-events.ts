@@ -11,9 +11,10 @@ import { z } from 'zod';
 import { envelope } from './envelope.ts';
 
 /**
- * `embeddings`, `messages.count_tokens` and `responses` were added to version 1 as new values: no older
- * event holds them, but a projector built before them refuses an event that does, so in cluster mode the
- * projectors are upgraded before the gateways that write them.
+ * `embeddings`, `messages.count_tokens`, `responses`, `responses.compact` and `responses.input_tokens`
+ * were added to version 1 as new values: no older event holds them, but a projector built before them
+ * refuses an event that does, so in cluster mode the projectors are upgraded before the gateways that
+ * write them.
  */
 export const endpointSchema = z.enum([
   'chat.completions',
@@ -21,6 +22,8 @@ export const endpointSchema = z.enum([
   'responses',
   'embeddings',
   'messages.count_tokens',
+  'responses.compact',
+  'responses.input_tokens',
 ]);
 
 export const upstreamAttemptSchema = z.object({
