@@ -12,8 +12,9 @@ import type { Endpoint } from '../../contracts/events/index.ts';
 import { chatCompletionsOn } from './chat-completions/chat-completions-providers.ts';
 import { type UpstreamKind, upstreamKinds } from './kinds.ts';
 import { messagesOn } from './messages/messages-providers.ts';
+import { openAIResponsesCompactNative } from './openai/responses-compact-native.ts';
 import type { Provider } from './provider.ts';
-import { responsesOn } from './responses/responses-providers.ts';
+import { compactOn, responsesOn } from './responses/responses-providers.ts';
 
 export type { StreamReader, UpstreamKind, WrittenRequest } from './kinds.ts';
 
@@ -35,6 +36,8 @@ export function servesOf(
     'chat.completions': chatCompletionsOn(kind, target),
     messages: messagesOn(kind, target),
     responses: responsesOn(type),
+    // Compacts as is where the channel is OpenAI's own Responses API, else with the gateway's summarising call.
+    'responses.compact': compactOn(type, openAIResponsesCompactNative),
     ...kind.passThrough,
   };
 }
