@@ -20,6 +20,7 @@ import { handleGeminiModels } from './relay/gemini-models.ts';
 import { geminiEndpointOf, geminiModelsRoute } from './relay/gemini-routes.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
+import { responsesCompactEndpoint, responsesInputTokensEndpoint } from './relay/responses-compaction-endpoints.ts';
 import { answerStoredResponse, STORED_RESPONSES_PREFIX } from './relay/stored-responses.ts';
 import { answerUnknownRoute, isApiPath } from './relay/unknown-route.ts';
 
@@ -35,6 +36,9 @@ function relayEndpointOf(path: string): EndpointSpec | null {
   if (path === '/v1/responses') return responsesEndpoint;
   if (path === '/v1/embeddings') return embeddingsEndpoint;
   if (path === '/v1/messages/count_tokens') return countTokensEndpoint;
+  // Before `/v1/responses/{id}` (stored-responses.ts): these two are operations, not response ids.
+  if (path === '/v1/responses/compact') return responsesCompactEndpoint;
+  if (path === '/v1/responses/input_tokens') return responsesInputTokensEndpoint;
   return geminiEndpointOf(path);
 }
 

@@ -13,8 +13,9 @@ import { chatCompletionsOn } from './chat-completions/chat-completions-providers
 import { generateContentOn } from './gemini-ingress/generate-providers.ts';
 import { type UpstreamKind, upstreamKinds } from './kinds.ts';
 import { messagesOn } from './messages/messages-providers.ts';
+import { openAIResponsesCompactNative } from './openai/responses-compact-native.ts';
 import type { Provider } from './provider.ts';
-import { responsesOn } from './responses/responses-providers.ts';
+import { compactOn, responsesOn } from './responses/responses-providers.ts';
 
 export type { StreamReader, UpstreamKind, WrittenRequest } from './kinds.ts';
 
@@ -37,6 +38,8 @@ export function servesOf(
     messages: messagesOn(kind, target),
     responses: responsesOn(type),
     'gemini.generateContent': generateContentOn(kind, target),
+    // Compacts as is where the channel is OpenAI's own Responses API, else with the gateway's summarising call.
+    'responses.compact': compactOn(type, openAIResponsesCompactNative),
     ...kind.passThrough,
   };
 }

@@ -64,6 +64,8 @@ export interface RelayDependencies {
   prices?: PriceBook;
   /** stored Responses (`store`, `previous_response_id`, `GET`/`DELETE /v1/responses/{id}`); without it none are kept */
   responses?: ResponseState;
+  /** seals the summaries of the gateway's own compactions (security/compaction-seal.ts); without it converted channels cannot compact */
+  compactionKey?: Buffer;
 }
 
 /**

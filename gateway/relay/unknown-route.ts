@@ -30,7 +30,7 @@ export function answerUnknownRoute(request: IncomingMessage, response: ServerRes
   const status = allowed ? 405 : 404;
   const message = allowed
     ? `${method} is not served on ${path}; use ${allowed}.`
-    : `No route ${method} ${path}. The API serves POST /v1/chat/completions, /v1/messages, /v1/responses, /v1/embeddings, /v1/messages/count_tokens, GET /v1/models, and Gemini's POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents and GET /v1beta/models.`;
+    : `No route ${method} ${path}. The API serves POST /v1/chat/completions, /v1/messages, /v1/responses, /v1/responses/compact, /v1/responses/input_tokens, /v1/embeddings, /v1/messages/count_tokens, GET /v1/models, and Gemini's POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents and GET /v1beta/models.`;
   const requestId = timeOrderedId();
   const error = new GatewayError(allowed ? 'invalid_request' : 'not_found', message, {
     status,
