@@ -131,6 +131,7 @@ export async function createRuntime(
       trustProxyHops: settings.trustProxyHops,
       prices: new PriceBook(configFile?.prices),
       responses: new ResponseState(stores, { conversationLimitBytes: settings.conversationLimitBytes }),
+      compactionKey: keys.compaction,
     },
     consoleApp,
     { connections: settings.connections, metrics, metricsToken: settings.metricsToken, lifecycle },

@@ -16,8 +16,11 @@ import { countTokensEndpoint } from './relay/count-tokens-endpoint.ts';
 import { embeddingsEndpoint } from './relay/embeddings-endpoint.ts';
 import { chatCompletionsEndpoint, type EndpointSpec, messagesEndpoint, responsesEndpoint } from './relay/endpoints.ts';
 import { GatewayError } from './relay/errors.ts';
+import { handleGeminiModels } from './relay/gemini-models.ts';
+import { geminiEndpointOf, geminiModelsRoute } from './relay/gemini-routes.ts';
 import { handleModels } from './relay/models-handler.ts';
 import { handleRelay, type RelayDependencies } from './relay/relay-handler.ts';
+import { responsesCompactEndpoint, responsesInputTokensEndpoint } from './relay/responses-compaction-endpoints.ts';
 import { answerStoredResponse, STORED_RESPONSES_PREFIX } from './relay/stored-responses.ts';
 import { answerUnknownRoute, isApiPath } from './relay/unknown-route.ts';
 
@@ -33,7 +36,10 @@ function relayEndpointOf(path: string): EndpointSpec | null {
   if (path === '/v1/responses') return responsesEndpoint;
   if (path === '/v1/embeddings') return embeddingsEndpoint;
   if (path === '/v1/messages/count_tokens') return countTokensEndpoint;
-  return null;
+  // Before `/v1/responses/{id}` (stored-responses.ts): these two are operations, not response ids.
+  if (path === '/v1/responses/compact') return responsesCompactEndpoint;
+  if (path === '/v1/responses/input_tokens') return responsesInputTokensEndpoint;
+  return geminiEndpointOf(path);
 }
 
 export interface ServerLifecycle {
@@ -141,6 +147,11 @@ export function createGatewayServer(
       const requestId = timeOrderedId();
       response.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'x-request-id': requestId });
       response.end(JSON.stringify(endpoint.errorBody(error, requestId)));
+      return;
+    }
+    const geminiModels = request.method === 'GET' ? geminiModelsRoute(path, request) : null;
+    if (geminiModels) {
+      void handleGeminiModels(request, response, relay, geminiModels.modelId);
       return;
     }
     if (path === '/v1/models' && request.method === 'GET') {

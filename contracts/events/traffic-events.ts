@@ -11,9 +11,11 @@ import { z } from 'zod';
 import { envelope } from './envelope.ts';
 
 /**
- * `embeddings`, `messages.count_tokens` and `responses` were added to version 1 as new values: no older
- * event holds them, but a projector built before them refuses an event that does, so in cluster mode the
- * projectors are upgraded before the gateways that write them.
+ * `embeddings`, `messages.count_tokens`, `responses`, `responses.compact`, `responses.input_tokens` and
+ * the `gemini.*` methods (Google's Gemini API as clients call it, named by its URL's method) were added
+ * to version 1 as new values: no older event holds them, but a projector built before them refuses an
+ * event that does, so in cluster mode the projectors are upgraded before the gateways that write them.
+ * Both stores keep the endpoint as text.
  */
 export const endpointSchema = z.enum([
   'chat.completions',
@@ -21,6 +23,12 @@ export const endpointSchema = z.enum([
   'responses',
   'embeddings',
   'messages.count_tokens',
+  'gemini.generateContent',
+  'gemini.countTokens',
+  'gemini.embedContent',
+  'gemini.batchEmbedContents',
+  'responses.compact',
+  'responses.input_tokens',
 ]);
 
 export const upstreamAttemptSchema = z.object({

@@ -39,17 +39,23 @@ export function hoistSystemTurns(request: NeutralRequest, target: string, warnin
   return { ...request, system, turns: merged };
 }
 
+/** The model and streaming of a request, for a format that says them outside its body (Gemini's URL). */
+export interface RequestTarget {
+  model: string;
+  stream: boolean;
+}
+
 /** `read` and the kind's writer, composed and remembered per client body. */
 export function requestConverter(
-  read: (body: Record<string, unknown>) => ReadRequest,
+  read: (body: Record<string, unknown>, request: RequestTarget) => ReadRequest,
   kind: Pick<UpstreamKind, 'writeRequest' | 'capabilities' | 'label'>,
   target = kind.label ?? 'the channel',
-): (body: Record<string, unknown>) => ConvertedRequest {
+): (body: Record<string, unknown>, request: RequestTarget) => ConvertedRequest {
   const converted = new WeakMap<object, ConvertedRequest>();
-  return (body) => {
+  return (body, asked) => {
     let result = converted.get(body);
     if (!result) {
-      const { request, warnings } = read(body);
+      const { request, warnings } = read(body, asked);
       const neutral = kind.capabilities.systemTurns ? request : hoistSystemTurns(request, target, warnings);
       const written = kind.writeRequest(neutral);
       result = { ...written, neutral, warnings: [...warnings, ...written.warnings] };

@@ -12,15 +12,18 @@ import { JsonToolToContent, jsonToolToContentReply } from './conversion/json-res
 import type { Reply, ReplyPart, ReplyPartFilter } from './conversion/reply.ts';
 import { replyText, withModel, withUsage } from './conversion/reply-text.ts';
 import { ThinkingToContent, thinkingToContentReply } from './conversion/thinking-to-content.ts';
-import { requestConverter } from './converted-request.ts';
+import { type RequestTarget, requestConverter } from './converted-request.ts';
 import type { UpstreamKind } from './kinds.ts';
 import type { Provider, RelayInput, ResponseReading, TokenCounts } from './provider.ts';
 import { withWarnings } from './provider-extensions.ts';
 import type { ReadRequest } from './read-request.ts';
 
 export interface IngressFormat {
-  /** the client's body (checked by the endpoint's contract) as the neutral request */
-  read(body: Record<string, unknown>, target: string): ReadRequest;
+  /**
+   * the client's body (checked by the endpoint's contract) as the neutral request; `request` says what
+   * a format that keeps them outside the body (Gemini's URL) could not read there
+   */
+  read(body: Record<string, unknown>, target: string, request: RequestTarget): ReadRequest;
   /** the client's headers the kind may read (an Anthropic client's `anthropic-beta`); others get none */
   passHeaders: boolean;
   /** the client did not ask for a usage chunk (chat completions' `stream_options`) */
@@ -33,10 +36,12 @@ export interface IngressFormat {
 
 /** `format` served by a channel of `kind`; `target` names the kind in warnings ("no Anthropic equivalent"). */
 export function convertingProvider(format: IngressFormat, kind: UpstreamKind, target: string): Provider {
-  const convert = requestConverter((body) => format.read(body, target), kind, target);
+  const converter = requestConverter((body, request) => format.read(body, target, request), kind, target);
+  const convert = (input: RelayInput) =>
+    converter(input.body, { model: input.route.upstreamModel, stream: input.stream });
 
   function filters(input: RelayInput): ReplyPartFilter[] {
-    const { answerTool } = convert(input.body);
+    const { answerTool } = convert(input);
     return [
       ...(answerTool ? [new JsonToolToContent(answerTool)] : []),
       ...(input.route.channel.thinkingToContent ? [new ThinkingToContent()] : []),
@@ -44,14 +49,14 @@ export function convertingProvider(format: IngressFormat, kind: UpstreamKind, ta
   }
 
   function filtered(reply: Reply, input: RelayInput): Reply {
-    const { answerTool } = convert(input.body);
+    const { answerTool } = convert(input);
     const answered = answerTool ? jsonToolToContentReply(reply, answerTool) : reply;
     return input.route.channel.thinkingToContent ? thinkingToContentReply(answered) : answered;
   }
 
   return {
     buildRequest(input) {
-      const { body, warnings } = convert(input.body);
+      const { body, warnings } = convert(input);
       // The query string is the client format's (`?beta=true`): the kind's own URL takes none of it.
       const headers = format.passHeaders ? input.clientHeaders : {};
       const built = kind.buildRequest({ ...input, body, clientHeaders: headers, clientQuery: '' });

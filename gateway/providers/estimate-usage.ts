@@ -24,8 +24,11 @@ function textOf(content: unknown): { text: string; images: number } {
     // Only the envelope was checked (a same-format body is the upstream's to judge): skip what is not a part.
     if (typeof item !== 'object' || item === null) continue;
     const part = item as Record<string, unknown>;
-    if (part['type'] === 'image_url' || part['type'] === 'image') images++;
+    if (part['type'] === 'image_url' || part['type'] === 'image' || part['inlineData'] || part['fileData']) images++;
     else if (typeof part['text'] === 'string') text += part['text'];
+    // Gemini's parts: a function call's arguments, a function's response.
+    else if (part['functionCall']) text += JSON.stringify(part['functionCall']);
+    else if (part['functionResponse']) text += JSON.stringify(part['functionResponse']);
     else if (part['type'] === 'tool_use') text += JSON.stringify(part['input'] ?? {});
     else if (part['type'] === 'tool_result') text += textOf(part['content']).text;
   }
@@ -44,14 +47,22 @@ function responsesInput(input: unknown): Array<Record<string, unknown>> {
   }));
 }
 
+/** A Gemini body's `contents`, as messages whose content is their parts. */
+function geminiContents(contents: unknown[]): Array<Record<string, unknown>> {
+  return contents.map((content) => ({ content: (content as { parts?: unknown } | null)?.parts ?? '' }));
+}
+
 export function estimatePromptTokens(body: Record<string, unknown>): number {
   const messages = Array.isArray(body['messages'])
     ? (body['messages'] as Array<Record<string, unknown>>)
-    : responsesInput(body['input']);
+    : Array.isArray(body['contents'])
+      ? geminiContents(body['contents'])
+      : responsesInput(body['input']);
   let tokens = REPLY_PRIMER;
   // One budget for the whole prompt: a body of many long messages costs no more to estimate than one.
   const budget = countingBudget();
-  const system = textOf(body['system'] ?? body['instructions']);
+  const geminiSystem = (body['systemInstruction'] as { parts?: unknown } | undefined)?.parts;
+  const system = textOf(body['system'] ?? body['instructions'] ?? geminiSystem);
   if (system.text) tokens += TOKENS_PER_MESSAGE + countTokens(system.text, budget);
   for (const message of messages) {
     const { text, images } = textOf(message['content']);

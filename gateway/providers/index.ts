@@ -10,15 +10,17 @@
 import type { ChannelType } from '../../contracts/channel-type.ts';
 import type { Endpoint } from '../../contracts/events/index.ts';
 import { chatCompletionsOn } from './chat-completions/chat-completions-providers.ts';
+import { generateContentOn } from './gemini-ingress/generate-providers.ts';
 import { type UpstreamKind, upstreamKinds } from './kinds.ts';
 import { messagesOn } from './messages/messages-providers.ts';
+import { openAIResponsesCompactNative } from './openai/responses-compact-native.ts';
 import type { Provider } from './provider.ts';
-import { responsesOn } from './responses/responses-providers.ts';
+import { compactOn, responsesOn } from './responses/responses-providers.ts';
 
 export type { StreamReader, UpstreamKind, WrittenRequest } from './kinds.ts';
 
 /** The client endpoints every kind serves through the neutral core. */
-export type IngressEndpoint = 'chat.completions' | 'messages' | 'responses';
+export type IngressEndpoint = 'chat.completions' | 'messages' | 'responses' | 'gemini.generateContent';
 
 export interface ProviderKind extends UpstreamKind {
   /** which client endpoints a channel of this kind serves, and the adapter that serves each */
@@ -35,6 +37,9 @@ export function servesOf(
     'chat.completions': chatCompletionsOn(kind, target),
     messages: messagesOn(kind, target),
     responses: responsesOn(type),
+    'gemini.generateContent': generateContentOn(kind, target),
+    // Compacts as is where the channel is OpenAI's own Responses API, else with the gateway's summarising call.
+    'responses.compact': compactOn(type, openAIResponsesCompactNative),
     ...kind.passThrough,
   };
 }

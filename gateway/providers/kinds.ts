@@ -70,6 +70,13 @@ export interface UpstreamKind {
     /** a channel of this kind may serve `/v1/responses` natively (`responses_api: true`) */
     nativeResponses: boolean;
     /**
+     * such a channel is OpenAI's own Responses API, which also compacts (`compaction_trigger`,
+     * `/v1/responses/compact`) and counts input tokens (`/v1/responses/input_tokens`); elsewhere the
+     * gateway compacts with a summarising call through the neutral core (responses/compaction.ts)
+     * and counts with its tokenizer
+     */
+    nativeCompaction?: boolean;
+    /**
      * its writer places system turns where they are in the conversation (OpenAI's system messages);
      * without it they are moved to the system prompt before the writer sees them, with a warning
      */
@@ -93,7 +100,7 @@ export const upstreamKinds: Record<ChannelType, UpstreamKind> = {
     createStreamReader: () => new OpenAIStreamReader(),
     buildRequest: buildOpenAIRequest,
     testRequest: ping,
-    capabilities: { signedThinking: false, nativeResponses: true, systemTurns: true },
+    capabilities: { signedThinking: false, nativeResponses: true, nativeCompaction: true, systemTurns: true },
   },
   anthropic: {
     label: 'Anthropic',

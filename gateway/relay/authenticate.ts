@@ -48,7 +48,7 @@ export function authenticateRequest(
   endpoint: Pick<EndpointSpec, 'keyOf' | 'keyHint'>,
   dependencies: AuthenticationDependencies,
 ): AuthenticatedKey | Promise<AuthenticatedKey> {
-  const apiKey = endpoint.keyOf(request.headers);
+  const apiKey = endpoint.keyOf(request.headers, request.url);
   if (!apiKey) {
     throw new GatewayError(
       'authentication',

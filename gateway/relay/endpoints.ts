@@ -34,8 +34,16 @@ export interface EndpointSpec {
   schema: z.ZodType<Record<string, unknown>>;
   /** A fast check that says true only for bodies `schema` accepts (quick-check.ts); else `schema` decides. */
   certainlyValid(body: Record<string, unknown>): boolean;
-  keyOf(headers: Headers): string | null;
+  /** the client's key, from its headers or, for formats that allow it, the URL's query (`?key=`) */
+  keyOf(headers: Headers, url?: string): string | null;
   keyHint: string;
+  /**
+   * The model and streaming, for a format whose URL names them (Gemini's `models/{model}:method`)
+   * rather than its body's `model` and `stream`; throws the refusal of a URL it cannot serve.
+   */
+  target?(url: string): { model: string; stream: boolean };
+  /** The completion tokens a body allows over all its replies (default: quota.ts's `completionAllowance`). */
+  completionAllowance?(body: Record<string, unknown>): number;
   /** Channel kinds that can serve this endpoint, and the provider adapter of each. */
   providers: Partial<Record<ChannelType, Provider>>;
   errorBody(error: GatewayError, requestId: string): unknown;

@@ -25,14 +25,19 @@ export interface TokenEstimate {
  * The request's estimate: `bodyBytes` of the client's body and `addedPromptTokens` the gateway adds to
  * it (the earlier turns of a continued conversation) as the prompt, and the completion it allows.
  */
-export function tokenEstimate(body: Record<string, unknown>, bodyBytes: number, addedPromptTokens = 0): TokenEstimate {
-  return { promptTokens: Math.ceil(bodyBytes / 4) + addedPromptTokens, completionTokens: completionAllowance(body) };
+export function tokenEstimate(
+  body: Record<string, unknown>,
+  bodyBytes: number,
+  addedPromptTokens = 0,
+  allowance: (body: Record<string, unknown>) => number = completionAllowance,
+): TokenEstimate {
+  return { promptTokens: Math.ceil(bodyBytes / 4) + addedPromptTokens, completionTokens: allowance(body) };
 }
 
 /**
  * How many replies the request asks for, each up to the completion limit: chat's `n` (1 to 128, as
- * the contract bounds it). Only chat completions relay it: the converted paths refuse `n` over 1, and
- * no ingress format writes Gemini's `candidateCount`.
+ * the contract bounds it). Only chat completions relay it: the converted paths refuse `n` over 1.
+ * Gemini's `candidateCount` is counted by its endpoint's own allowance (gemini-endpoints.ts).
  */
 function choices(body: Record<string, unknown>): number {
   const n = body['n'];

@@ -64,6 +64,8 @@ export interface RelayDependencies {
   prices?: PriceBook;
   /** stored Responses (`store`, `previous_response_id`, `GET`/`DELETE /v1/responses/{id}`); without it none are kept */
   responses?: ResponseState;
+  /** seals the summaries of the gateway's own compactions (security/compaction-seal.ts); without it converted channels cannot compact */
+  compactionKey?: Buffer;
 }
 
 /**
@@ -110,8 +112,14 @@ export async function handleRelay(
     checkContentType(request);
     const raw = await readBody(request, dependencies.bodyLimitBytes);
     const body = parseJsonObject(raw);
-    if (typeof body['model'] === 'string') record.modelRequested = body['model'];
-    record.stream = body['stream'] === true;
+    const target = endpoint.target?.(request.url ?? '');
+    if (target) {
+      record.modelRequested = target.model;
+      record.stream = target.stream;
+    } else {
+      if (typeof body['model'] === 'string') record.modelRequested = body['model'];
+      record.stream = body['stream'] === true;
+    }
     // What the gateway reads of the body (endpoints.ts): the common bodies pass a hand check, the zod
     // envelope decides the rest and words any error. The channel's format judges everything else.
     if (!endpoint.certainlyValid(body)) {
@@ -127,7 +135,7 @@ export async function handleRelay(
     authorizeModel(token, resolved.model);
     // The prompt the gateway adds (a continued conversation's earlier turns) is held like the client's own.
     const added = endpoint.prepare ? await endpoint.prepare(resolved.body, raw.length, token, dependencies) : 0;
-    const estimate = tokenEstimate(body, raw.length, added);
+    const estimate = tokenEstimate(body, raw.length, added, endpoint.completionAllowance);
     const rpm = token.rpmLimit ?? null;
     const tpm = endpoint.unbilled ? null : (token.tpmLimit ?? null);
     if ((rpm !== null || tpm !== null) && dependencies.rateLimiter) {

@@ -13,7 +13,7 @@ import { GatewayError } from './errors.ts';
 import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
 
 /** Paths served with methods other than POST (the relay endpoints take POST and answer 405 themselves). */
-const otherMethods: Readonly<Record<string, string>> = { '/v1/models': 'GET' };
+const otherMethods: Readonly<Record<string, string>> = { '/v1/models': 'GET', '/v1beta/models': 'GET' };
 
 /** True for the paths this module answers: everything under `/v1` and `/v1beta` no route took. */
 export function isApiPath(path: string): boolean {
@@ -30,7 +30,7 @@ export function answerUnknownRoute(request: IncomingMessage, response: ServerRes
   const status = allowed ? 405 : 404;
   const message = allowed
     ? `${method} is not served on ${path}; use ${allowed}.`
-    : `No route ${method} ${path}. The API serves POST /v1/chat/completions, /v1/messages, /v1/responses, /v1/embeddings, /v1/messages/count_tokens and GET /v1/models.`;
+    : `No route ${method} ${path}. The API serves POST /v1/chat/completions, /v1/messages, /v1/responses, /v1/responses/compact, /v1/responses/input_tokens, /v1/embeddings, /v1/messages/count_tokens, GET /v1/models, and Gemini's POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents and GET /v1beta/models.`;
   const requestId = timeOrderedId();
   const error = new GatewayError(allowed ? 'invalid_request' : 'not_found', message, {
     status,

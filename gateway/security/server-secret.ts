@@ -15,6 +15,8 @@ export interface DerivedKeys {
   encryption: Buffer;
   /** HMAC key for console session cookies */
   sessions: Buffer;
+  /** AES-256-GCM key for the conversation summaries the gateway gives out as compaction items */
+  compaction: Buffer;
 }
 
 export function loadServerSecret(options: {
@@ -44,5 +46,6 @@ export function deriveKeys(secret: string): DerivedKeys {
     keyHashing: derive(secret, 'api-key-hash'),
     encryption: derive(secret, 'upstream-key-encryption'),
     sessions: derive(secret, 'console-session'),
+    compaction: derive(secret, 'responses-compaction'),
   };
 }

@@ -226,7 +226,13 @@ describe('the registry', () => {
 
   it('derives every ingress for any kind: converting adapters, and the pass-through the kind declares', () => {
     const served = servesOf('fake' as ChannelType, fakeKind);
-    expect(Object.keys(served).sort()).toEqual(['chat.completions', 'messages', 'responses']);
+    expect(Object.keys(served).sort()).toEqual([
+      'chat.completions',
+      'gemini.generateContent',
+      'messages',
+      'responses',
+      'responses.compact',
+    ]);
     const withPassThrough = servesOf('fake' as ChannelType, {
       ...fakeKind,
       passThrough: { 'chat.completions': openAIProvider },

@@ -19,7 +19,8 @@ import { writeResponsesReply } from '../../gateway/providers/responses/write-res
 
 const convert = (format: typeof messagesFormat, type: ChannelType, body: Record<string, unknown>) => {
   const kind = upstreamKinds[type];
-  return requestConverter((client) => format.read(client, kind.label ?? type), kind)(body);
+  const target = { model: String(body['model']), stream: body['stream'] === true };
+  return requestConverter((client, asked) => format.read(client, kind.label ?? type, asked), kind)(body, target);
 };
 
 const midSystem = {

@@ -29,15 +29,19 @@ const streamSuffix = '-stream';
 export function providerForPath(path: string): Provider | undefined {
   if (path === '/v1/chat/completions') return 'openai';
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
-  if (path === '/v1/responses') return 'openai-responses';
+  if (path === '/v1/responses' || path === '/v1/responses/compact' || path === '/v1/responses/input_tokens') {
+    return 'openai-responses';
+  }
   if (path === '/v1/embeddings') return 'openai';
   return azureProviderForPath(path);
 }
 
-/** The endpoints answered by one case whatever the body: embeddings and token counting. */
+/** The endpoints answered by one case whatever the body: embeddings, token counting and compaction. */
 export function defaultCaseOfPath(path: string): string | undefined {
   if (path === '/v1/embeddings' || isAzureEmbeddingsPath(path)) return 'embeddings';
   if (path === '/v1/messages/count_tokens') return 'count-tokens';
+  if (path === '/v1/responses/compact') return 'compact';
+  if (path === '/v1/responses/input_tokens') return 'input-tokens';
   return undefined;
 }
 
@@ -78,6 +82,13 @@ export function wantsStreamUsage(body: unknown): boolean {
 /** The case a real model would most plausibly answer with, so most tests need no `next()` at all. */
 export function defaultCase(provider: Provider, body: unknown): string {
   const request = isRecord(body) ? body : {};
+  // Codex's remote compaction: a Responses request whose last input item asks for a compaction item.
+  if (
+    Array.isArray(request.input) &&
+    request.input.some((item) => isRecord(item) && item.type === 'compaction_trigger')
+  ) {
+    return 'compaction';
+  }
   const messages = Array.isArray(request.messages) ? request.messages.filter(isRecord) : [];
   const lastMessage = messages.at(-1);
   if (lastMessage && isToolResult(provider, lastMessage)) return 'tool-result-reply';

@@ -70,6 +70,10 @@ const coveredFixtures = new Set<string>([
   ...anthropicErrors.map(([status]) => `anthropic-error-${status}`),
   'openai-responses-text',
   'openai-responses-text-stream',
+  'openai-responses-compaction',
+  'openai-responses-compaction-stream',
+  'openai-responses-compact',
+  'openai-responses-input-tokens',
   // A call of a namespace tool's function, named back to Codex in test/relay/forward-compat.int.spec.ts.
   'openai-namespaced-tool-call',
   'openai-namespaced-tool-call-stream',
@@ -252,6 +256,39 @@ describe('openai responses fixtures', () => {
     expect(final.output_text).toBe('Hello! How can I help you today?');
     expect(streamedText).toBe(final.output_text);
     expect(final.usage?.total_tokens).toBe(49);
+  });
+});
+
+describe('openai responses compaction fixtures', () => {
+  const trigger = [{ role: 'user' as const, content: 'Fix the test' }, { type: 'compaction_trigger' as const }];
+
+  it('openai-responses-compaction answers a compaction_trigger with one compaction item', async () => {
+    const response = await openai.responses.create({ model: 'gpt-5.1-codex', input: trigger });
+    expect(response.output.map((item) => item.type)).toEqual(['compaction']);
+    expect(response.usage?.input_tokens).toBe(2051);
+  });
+
+  it('openai-responses-compaction-stream carries the item in output_item.done and response.completed', async () => {
+    const stream = openai.responses.stream({ model: 'gpt-5.1-codex', input: trigger });
+    const done: string[] = [];
+    stream.on('response.output_item.done', (event) => done.push(event.item.type));
+    const final = await stream.finalResponse();
+    expect(done).toEqual(['compaction']);
+    expect(final.output.map((item) => item.type)).toEqual(['compaction']);
+  });
+
+  it('openai-responses-compact parses with responses.compact', async () => {
+    const compacted = await openai.responses.compact({ model: 'gpt-5.1-codex', input: 'Fix the failing test' });
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.output.map((item) => item.type)).toEqual(['message', 'compaction']);
+    expect(compacted.usage.total_tokens).toBe(2262);
+    expect(upstream.requests[0]!.path).toBe('/v1/responses/compact');
+  });
+
+  it('openai-responses-input-tokens parses with responses.inputTokens.count', async () => {
+    const counted = await openai.responses.inputTokens.count({ model: 'gpt-5.1-codex', input: 'Hello' });
+    expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 1187 });
+    expect(upstream.requests[0]!.path).toBe('/v1/responses/input_tokens');
   });
 });
 

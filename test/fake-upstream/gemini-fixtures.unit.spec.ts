@@ -4,6 +4,7 @@
  * left out of the cases the fake serves (gemini-upstream.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { countTokensResponseSchema, embedContentResponseSchema } from '../../contracts/gemini/client-response.ts';
 import { geminiErrorBodySchema } from '../../contracts/gemini/error.ts';
 import { geminiGenerateContentResponseSchema } from '../../contracts/gemini/generate-content-response.ts';
 import { listFixtures, loadJsonFixture, parseStreamChunks } from './fixtures.ts';
@@ -31,6 +32,11 @@ describe('gemini fixtures', () => {
       const asResponse = geminiGenerateContentResponseSchema.strict().safeParse(event);
       if (!asResponse.success) expect(geminiErrorBodySchema.safeParse(event).error).toBeUndefined();
     }
+  });
+
+  it('the count and embedding answers are Google’s shapes', () => {
+    expect(countTokensResponseSchema.safeParse(loadJsonFixture('gemini-count-tokens').body).error).toBeUndefined();
+    expect(embedContentResponseSchema.safeParse(loadJsonFixture('gemini-embed-content').body).error).toBeUndefined();
   });
 
   it('every gemini fixture on disk is a case of the fake', () => {

@@ -16,14 +16,29 @@ import { type ReplyTiming, writeJsonReply, writeStreamReply } from './write-repl
 export const geminiCases = {
   json: ['text', 'tool-call', 'tool-result-reply', 'thinking', 'error-400', 'error-key', 'error-429', 'error-503'],
   stream: ['text-stream', 'tool-call-stream', 'tool-result-reply-stream', 'thinking-stream', 'midstream-error'],
+  /** the answers of `:countTokens` and `:embedContent` (`:batchEmbedContents` repeats the latter per request) */
+  methods: ['count-tokens', 'embed-content'],
 } as const;
 
 export const geminiFixtureNames = [
   ...geminiCases.json.map((name) => `gemini-${name}`),
   ...geminiCases.stream.map((name) => `gemini-${name}`),
+  ...geminiCases.methods.map((name) => `gemini-${name}`),
 ];
 
-const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const route =
+  /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)$/;
+
+/** The fixture of a method other than generateContent, built for the request where it depends on it. */
+function methodReply(method: string, body: Record<string, unknown>): JsonFixture | null {
+  if (method === 'countTokens') return loadJsonFixture('gemini-count-tokens');
+  const embedded = loadJsonFixture('gemini-embed-content');
+  if (method === 'embedContent') return embedded;
+  if (method !== 'batchEmbedContents') return null;
+  const requests = Array.isArray(body.requests) ? body.requests : [];
+  const embedding = (embedded.body as { embedding: unknown }).embedding;
+  return { ...embedded, name: 'gemini-batch-embed-contents', body: { embeddings: requests.map(() => embedding) } };
+}
 
 export interface GeminiUpstream {
   url: string;
@@ -93,6 +108,12 @@ export async function startGeminiUpstream(options: { apiKey?: string } = {}): Pr
     if (!key) return reply(googleError(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers."));
     if (options.apiKey !== undefined && key !== options.apiKey) return reply(loadJsonFixture('gemini-error-key'));
     if (!isRecord(body)) return reply(googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'));
+    const method = match[2]!;
+    const queued = queue[0];
+    if (!streamed && method !== 'generateContent' && !queued?.fixture.startsWith('error')) {
+      const answer = methodReply(method, body);
+      if (answer) return reply(answer);
+    }
     const scenario = queue.shift() ?? { fixture: defaultCase(body) };
     const timing: ReplyTiming = {
       chunkDelayMs: scenario.chunkDelayMs ?? 0,

@@ -50,12 +50,12 @@ it('answers 405 with Allow for a known path asked with another method', async ()
 });
 
 it("answers /v1beta paths in Google's error shape", async () => {
-  const { status, body } = await call('POST', '/v1beta/models/gemini-2.5-flash:countTokens');
+  const { status, body } = await call('POST', '/v1beta/models/gemini-2.5-flash:predictLongRunning');
   expect(status).toBe(404);
   expect(body).toEqual({
     error: {
       code: 404,
-      message: expect.stringContaining('/v1beta/models/gemini-2.5-flash:countTokens'),
+      message: expect.stringContaining('/v1beta/models/gemini-2.5-flash:predictLongRunning'),
       status: 'NOT_FOUND',
     },
   });

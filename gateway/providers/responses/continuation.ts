@@ -39,14 +39,23 @@ export function isExpanded(body: object): boolean {
   return expanded.has(body);
 }
 
+/** `to`, a rewritten copy of `from`, holds the earlier turns if `from` did. */
+export function carryExpansion(from: object, to: object): void {
+  if (expanded.has(from)) expanded.add(to);
+}
+
 /** This turn's input as a list of items: a string is one user message. */
 export function inputItemsOf(input: unknown): Record<string, unknown>[] {
   if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
   return Array.isArray(input) ? (input as Record<string, unknown>[]) : [];
 }
 
-/** The item types a converted channel's request reader takes; native channels take every type. */
-const convertedTypes = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
+/**
+ * The item types a converted channel's request reader takes; native channels take every type. A
+ * compaction item stands for the turns before it: the gateway's own becomes its summary again
+ * (compaction.ts), another's is dropped by the reader with a warning.
+ */
+const convertedTypes = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'compaction']);
 
 function keeps(
   item: Record<string, unknown>,
@@ -61,10 +70,22 @@ function keeps(
   return turn.channelId === channelId || (turn.channelType === 'anthropic' && type === 'anthropic');
 }
 
+/**
+ * A compaction stands for everything before it: the earlier items from the last compaction item on.
+ * A trigger asked for a compaction that was made: it is not asked again.
+ */
+function sinceCompaction(items: Record<string, unknown>[]): Record<string, unknown>[] {
+  const kept = items.filter((item) => item['type'] !== 'compaction_trigger');
+  const last = kept.findLastIndex((item) => item['type'] === 'compaction');
+  return last > 0 ? kept.slice(last) : kept;
+}
+
 function expand(input: RelayInput, turns: readonly EarlierTurn[], native: boolean): Record<string, unknown> {
   const { channelId, type } = input.route.channel;
-  const items = turns.flatMap((turn) =>
-    [...turn.inputItems, ...turn.outputItems].filter((item) => keeps(item, turn, channelId, type, native)),
+  const items = sinceCompaction(
+    turns.flatMap((turn) =>
+      [...turn.inputItems, ...turn.outputItems].filter((item) => keeps(item, turn, channelId, type, native)),
+    ),
   );
   const body: Record<string, unknown> = { ...input.body, input: [...items, ...inputItemsOf(input.body['input'])] };
   if (native) delete body['previous_response_id'];

@@ -110,6 +110,12 @@ function readItem(
     push(request.turns, 'assistant', [part]);
     return;
   }
+  // The gateway's own compaction items were restored to their summaries before this (compaction.ts);
+  // another provider's is sealed by that provider, and the turns it stands for are gone.
+  if (type === 'compaction') {
+    context.once(`compaction items of another provider dropped: ${context.target} cannot open them`);
+    return;
+  }
   // An item that stands for stored content would leave a hole the model cannot see: refused.
   if (type === 'item_reference') {
     throw refused(
