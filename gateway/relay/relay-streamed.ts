@@ -42,7 +42,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   }
   const { keeper } = call.endpoint;
   const provided = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
-  const relay = keeper ? keeper.hold(provided) : provided;
+  const relay = keeper ? keeper.hold(provided, call, exchange) : provided;
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
