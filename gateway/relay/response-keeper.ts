@@ -33,8 +33,11 @@ type LooseResponse = Record<string, unknown> & { id?: unknown; status?: unknown;
 
 /** The request is one whose reply is kept: it did not say `store: false`, and a key made it. */
 function keepable(call: RelayCall, exchange: UpstreamExchange): boolean {
-  return exchange.input.body['store'] !== false && call.record.userId !== null && call.record.tokenId !== null;
+  return exchange.input.body['store'] !== false && Boolean(call.record.userId) && Boolean(call.record.tokenId);
 }
+
+/** How long a stream's frames may wait for the lookup of its id; past it the id stays as it is. */
+const LOOKUP_TIMEOUT_MS = 1_000;
 
 function isNative({ route: { channel } }: UpstreamExchange): boolean {
   return upstreamKinds[channel.type].capabilities.nativeResponses && channel.responsesApi === true;
@@ -42,15 +45,22 @@ function isNative({ route: { channel } }: UpstreamExchange): boolean {
 
 /**
  * The gateway's own id for a native reply whose id is already kept, else null. A store that does not
- * answer leaves the id as it is: keeping then fails, or not, as it would have.
+ * answer, or not within LOOKUP_TIMEOUT_MS, leaves the id as it is: keeping then fails, or not, as it
+ * would have.
  */
 async function replacementId(call: RelayCall, exchange: UpstreamExchange, id: string): Promise<string | null> {
   const state = call.dependencies.responses;
   if (!state || !keepable(call, exchange) || !isNative(exchange)) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), LOOKUP_TIMEOUT_MS);
+  });
   try {
-    return (await state.taken(id)) ? ownResponseId(id) : null;
+    return (await Promise.race([state.taken(id), late])) ? ownResponseId(id) : null;
   } catch {
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -70,7 +80,7 @@ function storedEvent(
 ): StoredEvent | null {
   const body = exchange.input.body;
   const { record } = call;
-  if (!keepable(call, exchange) || !record.userId || !record.tokenId) return null;
+  if (body['store'] === false || !record.userId || !record.tokenId) return null;
   if (typeof reply !== 'object' || reply === null) return null;
   const { output, output_text: _text, ...settings } = reply as LooseResponse;
   const { id, status } = settings;
