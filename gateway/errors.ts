@@ -61,16 +61,25 @@ export class GatewayError extends Error {
   }
 }
 
+export interface UpstreamCallErrorOptions extends GatewayErrorOptions {
+  /**
+   * Another channel may answer where this one did not, whatever the status: a success status whose
+   * body the relay cannot read (a stream that is no event stream) is the channel's fault, not the request's.
+   */
+  retryable?: boolean;
+}
+
 /** The upstream answered with an error status; `isRetryable` drives failover before the first byte. */
 export class UpstreamCallError extends GatewayError {
   readonly upstreamStatus: number;
   readonly isRetryable: boolean;
 
-  constructor(kind: ErrorKind, message: string, upstreamStatus: number, options: GatewayErrorOptions = {}) {
+  constructor(kind: ErrorKind, message: string, upstreamStatus: number, options: UpstreamCallErrorOptions = {}) {
     super(kind, message, options);
     this.name = 'UpstreamCallError';
     this.upstreamStatus = upstreamStatus;
     this.isRetryable =
+      options.retryable === true ||
       upstreamStatus === 0 ||
       upstreamStatus === 408 ||
       upstreamStatus === 409 ||

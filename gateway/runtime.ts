@@ -105,6 +105,7 @@ export async function createRuntime(
   const consoleApp = createConsoleApp(context, {
     secureCookies: settings.secureCookies,
     trustProxyHops: settings.trustProxyHops,
+    publicOrigin: settings.publicOrigin,
     consoleDirectory: CONSOLE_DIRECTORY,
     channelHealth: (channelId) => breakers.health(channelId),
   });

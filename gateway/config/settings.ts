@@ -5,6 +5,7 @@
  */
 import { integer } from '../../platform/read-integer.ts';
 import { readStorageSettings, type StorageSettings } from '../../platform/storage-settings.ts';
+import { originOf } from '../security/origin.ts';
 import { type ConnectionSettings, readConnectionSettings } from './connection-settings.ts';
 
 export interface Settings extends StorageSettings {
@@ -51,7 +52,21 @@ export interface Settings extends StorageSettings {
   metricsToken: string | undefined;
   /** mark session cookies Secure (set when the gateway is served over TLS) */
   secureCookies: boolean;
+  /** the site's origin as browsers reach it (`PUBLIC_URL`), which state-changing console calls must name */
+  publicOrigin: string | undefined;
   logLevel: string;
+}
+
+/** `scheme://host[:port]` of PUBLIC_URL; anything but an http(s) URL stops the start with why. */
+function publicOrigin(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const origin = originOf(value);
+  if (!origin) {
+    throw new Error(
+      `PUBLIC_URL must be the http(s) URL browsers reach the gateway at, e.g. https://gateway.example.com (got "${value}").`,
+    );
+  }
+  return origin;
 }
 
 function trustProxy(value: string | undefined): number {
@@ -92,6 +107,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     storeWorkerNice: Math.min(19, integer(environment.STORE_WORKER_NICE, 19, 'STORE_WORKER_NICE')),
     metricsToken: environment.METRICS_TOKEN || undefined,
     secureCookies: environment.SECURE_COOKIES === 'true',
+    publicOrigin: publicOrigin(environment.PUBLIC_URL),
     cluster: storage.cluster,
     logLevel: environment.LOG_LEVEL ?? 'info',
   };

@@ -13,7 +13,8 @@ import { adminAccountRoutes } from './admin-account-routes.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { authRoutes } from './auth-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
-import { sameOriginGuard, sessionUser } from './guards.ts';
+import { sessionUser } from './guards.ts';
+import { sameOriginGuard } from './same-origin.ts';
 import { securityHeaders } from './security-headers.ts';
 import { consoleStaticFiles } from './static-files.ts';
 import { tokenRoutes } from './token-routes.ts';
@@ -24,7 +25,8 @@ export interface ConsoleAppOptions {
   secureCookies: boolean;
   /** reverse-proxy hops to trust for the client address of the sign-in limits (`TRUST_PROXY`) */
   trustProxyHops?: number;
-  allowedOrigins?: string[];
+  /** the site's origin as browsers reach it (`PUBLIC_URL`): what state-changing calls must name */
+  publicOrigin?: string | undefined;
   consoleDirectory: string;
   /** a channel's circuit breaker on this node, shown to admins in GET /api/channels */
   channelHealth?: (channelId: string) => ChannelHealth;
@@ -47,7 +49,13 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
     response.setHeader('cache-control', 'no-store');
     next();
   });
-  api.use(sameOriginGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
+  api.use(
+    sameOriginGuard({
+      publicOrigin: options.publicOrigin,
+      trustProxyHops: options.trustProxyHops ?? 0,
+      secure: options.secureCookies,
+    }),
+  );
   api.use(express.json({ limit: '1mb' }));
   api.use(sessionUser(context.stores.lookups, context.keys.sessions));
   const authOptions = { secureCookies: options.secureCookies, trustProxyHops: options.trustProxyHops ?? 0 };

@@ -1,6 +1,6 @@
 /**
  * @module gateway/console-api/guards
- * Middleware of the console API: cross-site request refusal, and the signed-in user.
+ * Middleware of the console API: the signed-in user (cross-site refusal is same-origin.ts).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { sessionEnded } from '../../projector/read-models/users/ended-sessions.ts';
@@ -8,39 +8,6 @@ import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { ApiError } from './api-error.ts';
 import { passwordFingerprint, readCookie, readSessionValue, SESSION_COOKIE, type SessionClaims } from './sessions.ts';
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function hostOf(url: string | undefined): string | null {
-  if (!url) return null;
-  try {
-    return new URL(url).host;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * State-changing calls must come from this site: `Origin` (or, failing that, `Referer`) must name the
- * host the request was sent to. Browsers always send one of them on such calls; scripts send their own.
- */
-export function sameOriginGuard({ allowedOrigins = [] as string[] } = {}): RequestHandler {
-  const allowed = new Set(allowedOrigins.map(hostOf).filter((host): host is string => host !== null));
-  return function sameOrigin(request: Request, _response: Response, next: NextFunction) {
-    if (SAFE_METHODS.has(request.method)) return next();
-    const origin = hostOf(request.headers.origin) ?? hostOf(request.headers.referer);
-    if (origin && (origin === request.headers.host || allowed.has(origin))) return next();
-    next(
-      new ApiError(
-        403,
-        'cross_site_request',
-        origin
-          ? `Requests from ${origin} may not change anything here.`
-          : 'State-changing requests must carry an Origin header naming this site (browsers do; scripts should send it).',
-      ),
-    );
-  };
-}
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -83,6 +83,13 @@ export interface UpstreamKind {
     systemTurns?: boolean;
     /** how its streamed replies are framed; absent means server-sent events */
     streamFraming?: StreamFraming;
+    /**
+     * its streams always come typed `text/event-stream`: any other type, `text/plain` included, is
+     * a page of something in front of it (a proxy, a portal) and is refused before the client's first
+     * byte, so that the next channel answers. Without it `text/plain` is read as SSE, as some
+     * OpenAI-compatible servers label their streams so.
+     */
+    eventStreamTypeOnly?: boolean;
   };
 }
 

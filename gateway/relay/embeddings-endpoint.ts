@@ -10,6 +10,7 @@ import { azureEmbeddingsProvider } from '../providers/azure/index.ts';
 import { openAIEmbeddingsProvider } from '../providers/openai/embeddings.ts';
 import { bearerKey } from './authenticate.ts';
 import type { ChannelRouter } from './channel-router.ts';
+import { checkDimensions } from './embedding-dimensions.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError } from './errors.ts';
 import { estimateEmbeddingUsage } from './estimate-embedding-usage.ts';
@@ -46,6 +47,12 @@ export const embeddingsEndpoint: EndpointSpec = {
   errorBody: (error) => openAIErrorBody(error),
   // Never streamed; the frame exists because every endpoint can render one.
   streamErrorFrame: (error) => `data: ${JSON.stringify(openAIErrorBody(error))}\n\n`,
+  // Nothing to resolve: the hook is where the model is known and nothing is held yet.
+  resolveModel(body) {
+    const model = body['model'] as string;
+    checkDimensions(model, body['dimensions']);
+    return { model, body, warnings: [] };
+  },
   estimateUsage: (body) => estimateEmbeddingUsage(body),
   unservedModel,
 };

@@ -42,8 +42,12 @@ export async function relayBuffered(call: RelayCall, exchange: UpstreamExchange)
   record.usageSource = reading.usage ? 'upstream' : 'estimated';
   record.usageRefused = reading.usageRefused ?? null;
   record.markFirstToken();
-  if (call.endpoint.keeper) await call.endpoint.keeper.buffered(call, exchange, reading.clientBody ?? parsed);
-  const out = reading.clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(reading.clientBody));
+  const kept = call.endpoint.keeper
+    ? await call.endpoint.keeper.buffered(call, exchange, reading.clientBody ?? parsed)
+    : undefined;
+  // The upstream's bytes as they came, unless the reply was converted or keeping gave it another id.
+  const clientBody = kept ?? reading.clientBody;
+  const out = clientBody === undefined ? reply.body : Buffer.from(JSON.stringify(clientBody));
   if (call.holds?.any) await call.holds.settle();
   // The request id is written here and in the other writeHead calls, not set up front: any header
   // set before writeHead sends every header through Node's slower path, validated and stored twice.

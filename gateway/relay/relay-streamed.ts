@@ -33,15 +33,16 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   const upstream = await dependencies.upstream.sendStreamed(built.upstream, signal, route.channel);
   noteAnswer(call, exchange, upstream.statusCode, started);
   if (upstream.statusCode >= 400) throw await errorOf(upstream, route.channel);
-  const framing = upstreamKinds[route.channel.type].capabilities.streamFraming ?? 'sse';
-  const refusal = refusalOf(upstream, framing);
+  const { capabilities } = upstreamKinds[route.channel.type];
+  const framing = capabilities.streamFraming ?? 'sse';
+  const refusal = refusalOf(upstream, framing, capabilities.eventStreamTypeOnly === true);
   if (refusal) {
     upstream.abort(refusal);
     throw refusal;
   }
   const { keeper } = call.endpoint;
   const provided = provider.createStreamRelay({ hideUsageChunk: built.hideUsageChunk, input });
-  const relay = keeper ? keeper.hold(provided) : provided;
+  const relay = keeper ? keeper.hold(provided, call, exchange) : provided;
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -130,11 +131,12 @@ async function errorOf(upstream: StreamedReply, channel: SecretHolder): Promise<
 
 /**
  * Why a 2xx/3xx answer is not a stream the relay can read, from its headers: a redirect (not
- * followed), a compressed body, or a content type that is not an event stream. A missing type, and
- * text/plain (some servers label SSE so), are read as SSE. A kind framed as AWS event streams must
- * say so (`application/vnd.amazon.eventstream`): its decoder reads nothing else.
+ * followed), a compressed body, or a content type that is not an event stream. A missing type is
+ * read as SSE, and text/plain too (some servers label SSE so) unless the kind's streams are always
+ * typed `text/event-stream`. A kind framed as AWS event streams must say so
+ * (`application/vnd.amazon.eventstream`): its decoder reads nothing else.
  */
-function refusalOf(upstream: StreamedReply, framing: StreamFraming): Error | null {
+function refusalOf(upstream: StreamedReply, framing: StreamFraming, eventStreamTypeOnly: boolean): Error | null {
   if (upstream.statusCode >= 300) return redirected(upstream.statusCode);
   const encoding = upstream.contentEncoding;
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
@@ -146,8 +148,9 @@ function refusalOf(upstream: StreamedReply, framing: StreamFraming): Error | nul
       ? null
       : notEventStream(type ?? 'no content type', upstream.statusCode);
   }
-  if (type !== undefined && !type.includes('event-stream') && !type.startsWith('text/plain')) {
-    return notEventStream(type, upstream.statusCode);
-  }
-  return null;
+  if (type === undefined) return null;
+  const lower = type.toLowerCase();
+  if (lower.includes('event-stream')) return null;
+  if (!eventStreamTypeOnly && lower.startsWith('text/plain')) return null;
+  return notEventStream(type, upstream.statusCode);
 }

@@ -39,6 +39,11 @@ export class ResponseState {
     return visibleTo(document, userId, Date.now()) ? document : null;
   }
 
+  /** Whether any response is kept under this id, whoever owns it (tombstones count). */
+  async taken(responseId: string): Promise<boolean> {
+    return (await this.#stores.responses.find(responseId)) !== null;
+  }
+
   /**
    * The turns up to and including `responseId`, oldest first. An earlier turn deleted or lapsed ends
    * the chain there: the conversation goes on from the turns still kept. Refused once the turns and

@@ -61,7 +61,8 @@ export function notEventStream(contentType: string, upstreamStatus: number): Ups
     'upstream',
     `The upstream provider answered a streamed request with ${shown(contentType)}, not an event stream.`,
     upstreamStatus,
-    { code: 'upstream_bad_reply' },
+    // Refused on its headers, before the client's first byte: the next channel may answer.
+    { code: 'upstream_bad_reply', retryable: true },
   );
 }
 

@@ -8,13 +8,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
+import {
+  COMPLETION_NANO,
+  continuation,
+  HONEST_MODEL,
+  HONEST_PRICE_LINES,
+  honestUpstream,
+  manyChoices,
+  PROMPT_NANO,
+  TURN_BYTES,
+  TURNS,
+  turnInput,
+} from '../support/honest-upstream.ts';
 import { type ScriptedUpstream, startScriptedUpstream } from '../support/scripted-upstream.ts';
-
-// 1 and 2 USD per million tokens: a prompt token costs 1,000 nano-dollars, a completion token 2,000.
-const PROMPT_NANO = 1_000;
-const COMPLETION_NANO = 2_000;
-const TURNS = 10;
-const TURN_BYTES = 40_000;
 
 let harness: Harness;
 let upstream: ScriptedUpstream;
@@ -22,36 +28,11 @@ let client: ConsoleClient;
 /** the cost of each request the upstream answered, in nano-dollars, as it billed it */
 const billed: number[] = [];
 
-function honestUpstream(): ScriptedUpstream['script'] {
-  return ({ body }) => {
-    const choices = typeof body['n'] === 'number' ? body['n'] : 1;
-    const limit = (body['max_completion_tokens'] ?? body['max_tokens'] ?? 16) as number;
-    const prompt = Math.ceil(JSON.stringify(body['messages']).length / 4);
-    const completion = choices * limit;
-    billed.push(prompt * PROMPT_NANO + completion * COMPLETION_NANO);
-    return {
-      status: 200,
-      json: {
-        id: `chatcmpl-${billed.length}`,
-        object: 'chat.completion',
-        created: 1,
-        model: body['model'],
-        choices: Array.from({ length: choices }, (_, index) => ({
-          index,
-          message: { role: 'assistant', content: 'ok' },
-          finish_reason: 'length',
-        })),
-        usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
-      },
-    };
-  };
-}
-
 beforeAll(async () => {
-  upstream = await startScriptedUpstream(honestUpstream());
+  upstream = await startScriptedUpstream(honestUpstream(billed));
   harness = await startHarness({
-    extraChannels: [{ name: 'honest', type: 'openai', models: ['honest-model'], baseUrl: `${upstream.url}/v1` }],
-    configLines: ['prices:', '  honest-model: { input_per_million: 1, output_per_million: 2 }'],
+    extraChannels: [{ name: 'honest', type: 'openai', models: [HONEST_MODEL], baseUrl: `${upstream.url}/v1` }],
+    configLines: HONEST_PRICE_LINES,
   });
   client = new ConsoleClient(harness.baseUrl);
   await client.register('whole-request@example.com');
@@ -75,10 +56,9 @@ async function storedConversation(): Promise<{ key: string; previous: string }> 
   const { key } = await client.createToken('conversation');
   let previous: string | undefined;
   for (let turn = 0; turn < TURNS; turn++) {
-    const input = `turn ${turn} `.padEnd(TURN_BYTES, 'lorem ipsum ');
     const answer = await post('/v1/responses', key, {
-      model: 'honest-model',
-      input,
+      model: HONEST_MODEL,
+      input: turnInput(turn),
       max_output_tokens: 16,
       ...(previous && { previous_response_id: previous }),
     });
@@ -102,14 +82,6 @@ async function listed(tokenId: string): Promise<any> {
   const { body } = await client.call('GET', '/api/tokens');
   return body.items.find((item: { id: string }) => item.id === tokenId);
 }
-
-const continuation = (previous: string) => ({
-  model: 'honest-model',
-  input: 'And then?',
-  max_output_tokens: 16,
-  previous_response_id: previous,
-});
-const manyChoices = { model: 'honest-model', n: 128, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] };
 
 describe('continuations hold their earlier turns (embedded)', () => {
   let previous: string;

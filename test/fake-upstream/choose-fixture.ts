@@ -18,6 +18,8 @@ export interface ScenarioOptions {
   delayFirstChunkMs?: number;
   /** Never answer; the socket stays open until the client gives up or the fake is closed. */
   hang?: boolean;
+  /** A stream's content type instead of `text/event-stream` (a proxy's page in front of the provider). */
+  contentType?: string;
   /** Embeddings: answer in this encoding whatever the request asked (servers that ignore `encoding_format`). */
   embeddingEncoding?: 'float' | 'base64';
 }

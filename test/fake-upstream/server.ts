@@ -163,7 +163,7 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
   }
   if (fixture.kind === 'json') return replyJson(fixture, provider, timing);
   const frames = streamFrames(provider, fixture, wantsStreamUsage(body.value));
-  return writeStreamReply(response, frames, requestIdHeader(provider), timing, closed.signal);
+  return writeStreamReply(response, frames, requestIdHeader(provider), timing, closed.signal, scenario.contentType);
 }
 
 /**

@@ -45,11 +45,12 @@ export async function writeStreamReply(
   headers: Record<string, string>,
   timing: ReplyTiming,
   signal: AbortSignal,
+  contentType = 'text/event-stream; charset=utf-8',
 ): Promise<void> {
   if (!(await waitBeforeFirstByte(response, timing, signal))) return;
   response.writeHead(timing.status ?? 200, {
     ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': contentType,
     'cache-control': 'no-cache',
   });
   if (timing.delayFirstChunkMs) {

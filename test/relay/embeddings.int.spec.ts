@@ -229,6 +229,20 @@ describe('refusals', () => {
     ['2049 inputs', { model, input: Array(2049).fill('x') }, 'input', 'at most 2048'],
     ['an unknown encoding', { model, input: 'x', encoding_format: 'binary' }, 'encoding_format', '"float", "base64"'],
     ['zero dimensions', { model, input: 'x', dimensions: 0 }, 'dimensions', 'at least 1'],
+    ['a fraction of a dimension', { model, input: 'x', dimensions: 2.5 }, 'dimensions', 'must be an integer'],
+    ['a billion dimensions', { model, input: 'x', dimensions: 1e9 }, 'dimensions', 'dimensions: must be at most 65536'],
+    [
+      "more dimensions than the model's vectors",
+      { model, input: 'x', dimensions: 1537 },
+      'dimensions',
+      'dimensions: must be at most 1536 for text-embedding-3-small',
+    ],
+    [
+      'over the general cap for a model the gateway does not know',
+      { model: 'embed-mapped', input: 'x', dimensions: 65_537 },
+      'dimensions',
+      'dimensions: must be at most 65536',
+    ],
     ['a misspelt field', { model, input: 'x', dimension: 4 }, null, 'unknown field(s) dimension'],
     ['stream', { model, input: 'x', stream: true }, null, 'unknown field(s) stream'],
   ])('refuses %s with an OpenAI-shaped 400 that names the field', async (_case, body, param, words) => {
@@ -237,6 +251,18 @@ describe('refusals', () => {
     expect(answer.error).toMatchObject({ type: 'invalid_request_error', param });
     expect(answer.error.message).toContain(words);
     expect(harness.upstream.requests).toHaveLength(0);
+  });
+
+  it("relays dimensions up to the model's vector length, or the general cap for a model it does not know", async () => {
+    for (const [name, dimensions] of [
+      [model, 1536],
+      ['embed-mapped', 4096],
+    ] as const) {
+      const { status, body } = await post({ model: name, input: 'x', dimensions });
+      expect(status).toBe(200);
+      expect(body.data[0].embedding).toHaveLength(dimensions);
+    }
+    expect(harness.upstream.requests).toHaveLength(2);
   });
 
   it('answers a model only Anthropic channels serve with a 400 that says why, an unknown one with 404', async () => {

@@ -16,10 +16,11 @@ afterAll(async () => {
 });
 
 describe('session cookies', () => {
-  async function registerCookie(base: string, email: string): Promise<string> {
+  /** `origin`: where the browser's page is (https behind a TLS proxy, in front of this plain server) */
+  async function registerCookie(base: string, email: string, origin = base): Promise<string> {
     const response = await fetch(`${base}/api/auth/register`, {
       method: 'POST',
-      headers: { origin: base, 'content-type': 'application/json' },
+      headers: { origin, 'content-type': 'application/json' },
       body: JSON.stringify({ email, password: 'cookie-password-1' }),
     });
     expect(response.status).toBe(201);
@@ -38,7 +39,8 @@ describe('session cookies', () => {
   it('are Secure with SECURE_COOKIES=true (behind TLS)', async () => {
     const secure = await startHarness({ environment: { SECURE_COOKIES: 'true' } });
     try {
-      const cookie = await registerCookie(secure.baseUrl, 'secure@example.com');
+      const site = secure.baseUrl.replace(/^http:/, 'https:');
+      const cookie = await registerCookie(secure.baseUrl, 'secure@example.com', site);
       expect(cookie).toMatch(/;\s*Secure/i);
       expect(cookie).toMatch(/;\s*HttpOnly/i);
       expect(cookie).toMatch(/;\s*SameSite=Lax/i);

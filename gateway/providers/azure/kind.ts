@@ -25,5 +25,5 @@ export const azureKind: UpstreamKind = {
   buildRequest: buildAzureChatRequest,
   testRequest: (model) => ({ model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }),
   // Native Responses goes to Azure's v1 surface (index.ts), not to the OpenAI kind's `/responses`.
-  capabilities: { signedThinking: false, nativeResponses: true, systemTurns: true },
+  capabilities: { signedThinking: false, nativeResponses: true, systemTurns: true, eventStreamTypeOnly: true },
 };
