@@ -20,6 +20,11 @@ export interface ClusterSettings {
   usageRetentionMonths: number;
   /** the projector starts a write under live traffic at most this often (default 1,000 ms) */
   projectorWriteIntervalMs?: number;
+  /**
+   * how long the broker waits for a projector that stopped answering before it hands its partitions to
+   * another (default 10,000 ms): a projector killed without leaving its group delays its successor this long
+   */
+  projectorSessionTimeoutMs?: number;
 }
 
 export interface StorageSettings {
@@ -51,7 +56,15 @@ export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env
               1_000,
               'PROJECTOR_WRITE_INTERVAL_MS',
             ),
+            projectorSessionTimeoutMs: sessionTimeout(environment.PROJECTOR_SESSION_TIMEOUT_MS),
           }
         : null,
   };
+}
+
+/** Three heartbeats (one a second) at least, so that one late heartbeat does not cost the group a rebalance. */
+function sessionTimeout(value: string | undefined): number {
+  const milliseconds = integer(value, 10_000, 'PROJECTOR_SESSION_TIMEOUT_MS');
+  if (milliseconds < 3_000) throw new Error(`PROJECTOR_SESSION_TIMEOUT_MS must be at least 3000, got "${value}".`);
+  return milliseconds;
 }

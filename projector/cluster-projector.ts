@@ -89,6 +89,8 @@ export interface ClusterProjectorOptions {
   onBatch?: (topic: string, partition: number, lastOffset: string, events: number, messages: number) => void;
   /** see LIVE_WRITE_INTERVAL_MS (0: each write starts as soon as the last one ended) */
   writeIntervalMs?: number;
+  /** the consumer group's session timeout (default 10,000 ms; at least the broker's group.min.session.timeout.ms) */
+  sessionTimeoutMs?: number;
 }
 
 export class ClusterProjector {
@@ -124,7 +126,7 @@ export class ClusterProjector {
   #newConsumer(): Consumer {
     const consumer = this.#options.kafka.consumer({
       groupId: this.#options.groupId,
-      sessionTimeout: 10_000,
+      sessionTimeout: this.#options.sessionTimeoutMs ?? 10_000,
       heartbeatInterval: 1_000,
       // A batch of up to 4 MiB from each of the six traffic partitions in one fetch (kafkajs caps a
       // fetch at 10 MiB by default), so the three partitions in flight each get a whole batch. Batches

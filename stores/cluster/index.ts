@@ -137,6 +137,9 @@ export async function startClusterProjector(
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, settings.clickhouseDatabase),
     log,
     ...(settings.projectorWriteIntervalMs === undefined ? {} : { writeIntervalMs: settings.projectorWriteIntervalMs }),
+    ...(settings.projectorSessionTimeoutMs === undefined
+      ? {}
+      : { sessionTimeoutMs: settings.projectorSessionTimeoutMs }),
   });
   await projector.start();
   // Retention runs in the projector (one place, not every gateway node): at start and every 6 hours.

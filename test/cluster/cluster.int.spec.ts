@@ -18,6 +18,7 @@ import { type ClusterProcess, startGatewayNode, startProjector } from './cluster
 import {
   type ClusterServices,
   canStopServers,
+  projectorRestartSettings,
   resolveClusterServices,
   startServer,
   stopServer,
@@ -116,6 +117,7 @@ describe.skipIf(services === null)(
         CLICKHOUSE_DATABASE: database,
         GATEWAY_SECRET: 'cluster-test-secret-0123456789abcdefghijklmnop',
         GATEWAY_CONFIG: config,
+        ...projectorRestartSettings(services!),
       };
       projector = await startProjector(environment);
       processes.push(projector);

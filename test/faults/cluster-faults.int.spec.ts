@@ -19,7 +19,13 @@ import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropNamespace } from '../cluster/cluster-namespace.ts';
 import { type ClusterProcess, startGatewayNode, startProjector } from '../cluster/cluster-processes.ts';
-import { type ClusterServices, resolveClusterServices, startServer, stopServer } from '../cluster/cluster-services.ts';
+import {
+  type ClusterServices,
+  projectorRestartSettings,
+  resolveClusterServices,
+  startServer,
+  stopServer,
+} from '../cluster/cluster-services.ts';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { compareCounts, FaultReport } from './fault-report.ts';
@@ -222,6 +228,7 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
       CLICKHOUSE_DATABASE: database,
       GATEWAY_SECRET: 'cluster-faults-secret-0123456789abcdefghijklmn',
       GATEWAY_CONFIG: config,
+      ...projectorRestartSettings(services!),
     };
     projector = await startProjector(environment);
     processes.push(projector);
