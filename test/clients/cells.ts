@@ -32,9 +32,18 @@ export function promptOf(id: string, check: Check): string {
     : `Read the file notes.txt in this directory and tell me what it says. (${id})`;
 }
 
-/** The tail of a client's output: where its error, if any, is. */
+/** The tail of a client's output: where its error, if any, is (Claude Code's JSON says it in `result`). */
 function lastLine(text: string): string {
-  const lines = text.trim().split('\n').filter((line) => line.trim() !== '');
+  try {
+    const { result } = JSON.parse(text) as { result?: unknown };
+    if (typeof result === 'string') return result.slice(0, 200);
+  } catch {
+    // not JSON
+  }
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   return (lines.at(-1) ?? '').trim().slice(0, 200);
 }
 

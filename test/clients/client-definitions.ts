@@ -117,7 +117,9 @@ const geminiCli: ClientDefinition = {
   packageName: '@google/gemini-cli',
   pinned: '0.61.0',
   bin: 'gemini',
-  models: ['gemini-3.1-pro-preview', 'gemini-3.5-flash', 'gemini-3.5-flash-lite'],
+  // The CLI's model router sends each prompt to the pro or the flash model, and asks the lite one
+  // which to choose.
+  models: ['gemini-3.1-pro-preview', 'gemini-3.8-flash', 'gemini-3.5-flash-lite'],
   readTool: 'read_file',
   toolInput: (_tool, file) => ({ file_path: file }),
   command: ({ gatewayUrl, key, home, prompt }) => {

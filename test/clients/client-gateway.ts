@@ -65,7 +65,8 @@ export async function startClientGateway(upstream: AgentUpstream): Promise<Clien
     async use(wanted) {
       for (const kind of channelKinds) {
         const changed = await admin.call('PATCH', `/api/channels/${ids.get(kind)}`, { enabled: kind === wanted });
-        if (changed.status !== 200) throw new Error(`channel ${kind}: ${changed.status} ${JSON.stringify(changed.body)}`);
+        if (changed.status !== 200)
+          throw new Error(`channel ${kind}: ${changed.status} ${JSON.stringify(changed.body)}`);
       }
     },
     async newKey(name) {

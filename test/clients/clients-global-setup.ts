@@ -20,7 +20,9 @@ export default async function setup(project: TestProject): Promise<void> {
   } catch (error) {
     const reason = `the agent clients could not be installed from npm: ${String(error)}`;
     if (process.env.CLIENTS_SUITE_MAY_SKIP !== '1') {
-      throw new Error(`${reason}\n(set CLIENTS_SUITE_MAY_SKIP=1 to skip the clients suite on a machine without the registry)`);
+      throw new Error(
+        `${reason}\n(set CLIENTS_SUITE_MAY_SKIP=1 to skip the clients suite on a machine without the registry)`,
+      );
     }
     console.warn(`\n${'='.repeat(72)}\nSKIPPED: the clients suite. ${reason}\n${'='.repeat(72)}\n`);
     project.provide('clientInstalls', { skipped: reason });

@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { UsageRecorded } from '../../contracts/events/index.ts';
 import { loggedEvents } from '../support/logged-events.ts';
 import { type AgentUpstream, startAgentUpstream } from './agent-upstream/agent-upstream.ts';
+import { type CellResult, type Check, cellId, checks, judge, promptOf } from './cells.ts';
 import { clients } from './client-definitions.ts';
 import { type ChannelKind, type ClientGateway, channelKinds, startClientGateway } from './client-gateway.ts';
-import { type CellResult, type Check, cellId, checks, judge, promptOf } from './cells.ts';
 import { knownFailure } from './known-failures.ts';
 import { writeMatrix } from './matrix-doc.ts';
 import { newRunDirectories, runClient } from './run-client.ts';
@@ -72,8 +72,17 @@ async function runCell(clientIndex: number, kind: ChannelKind, check: Check): Pr
     RUN_TIMEOUT_MS,
   );
   const reason = judge({ id, check, secret, run, turns: upstream.turns(id), usage: await recordedUsage(tokenId) });
-  if (reason && process.env.CLIENTS_VERBOSE) console.log(id, reason, '\n', run.stdout.slice(-2000), run.stderr.slice(-2000));
-  const result = { client: client.name, version: install.version, kind, check, passed: !reason, reason, seconds: run.seconds };
+  if (reason && process.env.CLIENTS_VERBOSE)
+    console.log(id, reason, '\n', run.stdout.slice(-2000), run.stderr.slice(-2000));
+  const result = {
+    client: client.name,
+    version: install.version,
+    kind,
+    check,
+    passed: !reason,
+    reason,
+    seconds: run.seconds,
+  };
   results.push(result);
   return result;
 }

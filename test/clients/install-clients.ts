@@ -43,7 +43,15 @@ export async function installClient(client: ClientDefinition): Promise<Installed
     // Codex and Claude Code ship their native binaries as optional dependencies: keep them.
     await run(
       'npm',
-      ['install', '--prefix', directory, '--no-audit', '--no-fund', '--include=optional', `${client.packageName}@${version}`],
+      [
+        'install',
+        '--prefix',
+        directory,
+        '--no-audit',
+        '--no-fund',
+        '--include=optional',
+        `${client.packageName}@${version}`,
+      ],
       { timeout: 300_000 },
     );
     if (!existsSync(bin)) throw new Error(`${client.packageName}@${version} installed no ${client.bin} executable`);

@@ -9,6 +9,7 @@ import type { CellResult } from './cells.ts';
 import { type ClientName, clients } from './client-definitions.ts';
 import { channelKinds } from './client-gateway.ts';
 import { wantsLatest } from './install-clients.ts';
+import { knownFailure } from './known-failures.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const START = '<!-- clients-matrix:start -->';
@@ -38,11 +39,16 @@ export function matrixSection(results: CellResult[]): string {
   const rows = clients.flatMap((client) =>
     (['text', 'tool'] as const).map((check) => {
       const cells = channelKinds.map((kind) => {
-        const result = results.find((entry) => entry.client === client.name && entry.kind === kind && entry.check === check);
+        const result = results.find(
+          (entry) => entry.client === client.name && entry.kind === kind && entry.check === check,
+        );
         if (!result) return 'not run';
         const native = nativeKind[client.name] === kind ? ' (native)' : '';
         if (result.passed) return `pass${native}`;
-        reasons.push(`${clientTitles[client.name]}, ${check}, ${kindTitles[kind]}: ${result.reason ?? ''}`);
+        const known = knownFailure(client.name, kind, check);
+        reasons.push(
+          `${clientTitles[client.name]}, ${check}, ${kindTitles[kind]}: ${known ? `${known}. ` : ''}${result.reason ?? ''}`,
+        );
         return `**fail** [${reasons.length}]${native}`;
       });
       const version = results.find((entry) => entry.client === client.name)?.version ?? '';
@@ -56,7 +62,9 @@ export function matrixSection(results: CellResult[]): string {
     `|---|---|${channelKinds.map(() => '---').join('|')}|`,
     ...rows,
     '',
-    ...(reasons.length > 0 ? reasons.map((reason, index) => `${index + 1}. ${reason.replaceAll('|', '\\|')}`) : ['Every cell passes.']),
+    ...(reasons.length > 0
+      ? reasons.map((reason, index) => `${index + 1}. ${reason.replaceAll('|', '\\|')}`)
+      : ['Every cell passes.']),
     END,
   ].join('\n');
 }

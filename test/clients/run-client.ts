@@ -31,7 +31,12 @@ export function runClient(
   const { args, env } = client.command(context);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { cwd: context.workDirectory, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(bin, args, {
+      cwd: context.workDirectory,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -83,7 +83,11 @@ export async function startAgentUpstream(): Promise<AgentUpstream> {
     const tool = cell.readTool ? toolNamed(call.tools, cell.readTool) : undefined;
     if (!tool || !cell.toolInput) return text(plainText(cell.id), 'text');
     const id = call.kind === 'anthropic' ? `toolu_${served}` : `call_${served}`;
-    return { answer: { model: call.model, toolCall: { id, name: tool.name, input: cell.toolInput(tool) }, usage }, answered: 'tool-call', cellId };
+    return {
+      answer: { model: call.model, toolCall: { id, name: tool.name, input: cell.toolInput(tool) }, usage },
+      answered: 'tool-call',
+      cellId,
+    };
   }
 
   const server = createServer(async (request, response) => {

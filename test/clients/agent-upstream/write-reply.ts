@@ -38,9 +38,7 @@ export function writeAnswer(kind: UpstreamKind, streamed: boolean, answer: Answe
       return streamed ? stream(anthropicFrames(answer)) : json(anthropicBody(answer));
     case 'gemini':
       // Google separates its events with CRLF pairs.
-      return streamed
-        ? stream([`data: ${JSON.stringify(geminiBody(answer))}\r\n\r\n`])
-        : json(geminiBody(answer));
+      return streamed ? stream([`data: ${JSON.stringify(geminiBody(answer))}\r\n\r\n`]) : json(geminiBody(answer));
     case 'bedrock':
       return streamed
         ? { contentType: 'application/vnd.amazon.eventstream', frames: bedrockEvents(answer).map(encodeEntry) }
@@ -62,7 +60,9 @@ function chatBody(answer: Answer) {
           role: 'assistant',
           content: answer.text ?? null,
           ...(call && {
-            tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: argumentsOf(answer) } }],
+            tool_calls: [
+              { id: call.id, type: 'function', function: { name: call.name, arguments: argumentsOf(answer) } },
+            ],
           }),
         },
         finish_reason: call ? 'tool_calls' : 'stop',
@@ -79,7 +79,12 @@ const chatUsage = (answer: Answer) => ({
 });
 
 function chatFrames(answer: Answer, includeUsage: boolean): string[] {
-  const head = { id: `chatcmpl-${answer.usage.input}`, object: 'chat.completion.chunk', created: 1, model: answer.model };
+  const head = {
+    id: `chatcmpl-${answer.usage.input}`,
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: answer.model,
+  };
   const chunk = (delta: unknown, finish: string | null = null) =>
     sse({ ...head, choices: [{ index: 0, delta, finish_reason: finish }] });
   const call = answer.toolCall;
@@ -110,7 +115,14 @@ function responsesItem(answer: Answer) {
     };
   }
   return typeof call.input === 'string'
-    ? { id: `ctc_${call.id}`, type: 'custom_tool_call', status: 'completed', call_id: call.id, name: call.name, input: call.input }
+    ? {
+        id: `ctc_${call.id}`,
+        type: 'custom_tool_call',
+        status: 'completed',
+        call_id: call.id,
+        name: call.name,
+        input: call.input,
+      }
     : {
         id: `fc_${call.id}`,
         type: 'function_call',
@@ -180,7 +192,10 @@ function anthropicFrames(answer: Answer): string[] {
   const event = (payload: { type: string }) => sse(payload, payload.type);
   const message = { ...anthropicBody(answer), content: [], stop_reason: null };
   const frames = [
-    event({ type: 'message_start', message: { ...message, usage: { input_tokens: answer.usage.input, output_tokens: 1 } } } as any),
+    event({
+      type: 'message_start',
+      message: { ...message, usage: { input_tokens: answer.usage.input, output_tokens: 1 } },
+    } as any),
   ];
   for (const [index, block] of anthropicContent(answer).entries()) {
     const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
