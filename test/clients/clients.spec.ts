@@ -9,7 +9,7 @@
  * expects the failure, and fails the day the cell starts to pass, so that the list and the matrix
  * are corrected.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { UsageRecorded } from '../../contracts/events/index.ts';
@@ -54,7 +54,7 @@ async function runCell(clientIndex: number, kind: ChannelKind, check: Check): Pr
   const install = installed.find((entry) => entry.name === client.name)!;
   const id = cellId(client.name, kind, check);
   const secret = `pelican-${Math.random().toString(36).slice(2, 10)}`;
-  const { home, workDirectory } = newRunDirectories();
+  const { root, home, workDirectory } = newRunDirectories();
   mkdirSync(home, { recursive: true });
   mkdirSync(workDirectory, { recursive: true });
   const file = path.join(workDirectory, 'notes.txt');
@@ -72,6 +72,7 @@ async function runCell(clientIndex: number, kind: ChannelKind, check: Check): Pr
     RUN_TIMEOUT_MS,
   );
   const reason = judge({ id, check, secret, run, turns: upstream.turns(id), usage: await recordedUsage(tokenId) });
+  rmSync(root, { recursive: true, force: true });
   if (reason && process.env.CLIENTS_VERBOSE)
     console.log(id, reason, '\n', run.stdout.slice(-2000), run.stderr.slice(-2000));
   const result = {

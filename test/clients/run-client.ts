@@ -17,9 +17,9 @@ export interface ClientRun {
   seconds: number;
 }
 
-export function newRunDirectories(): { home: string; workDirectory: string } {
+export function newRunDirectories(): { root: string; home: string; workDirectory: string } {
   const root = mkdtempSync(path.join(tmpdir(), 'gateway-client-'));
-  return { home: path.join(root, 'home'), workDirectory: path.join(root, 'work') };
+  return { root, home: path.join(root, 'home'), workDirectory: path.join(root, 'work') };
 }
 
 export function runClient(
