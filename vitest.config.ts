@@ -9,7 +9,9 @@ import { defineConfig } from 'vitest/config';
  * - browser: the console in Chromium;
  * - cluster: suites that share the real Kafka, ClickHouse and Redis servers. Some stop a server on
  *   purpose (outage tests), so its files run one at a time;
- * - container: the project's image and the compose stack (scripts/images build first; .ci/run).
+ * - container: the project's image and the compose stack (scripts/images build first; .ci/run);
+ * - clients: Claude Code, Codex and the Gemini CLI, installed from npm, run against the gateway
+ *   (test/clients/, docs/clients.md).
  */
 const sharedServerSuites = [
   'test/cluster/**/*.spec.ts',
@@ -19,6 +21,7 @@ const sharedServerSuites = [
 const faultSuites = ['test/faults/**/*.spec.ts'];
 const browserSuites = ['test/e2e/**/*.spec.ts'];
 const containerSuites = ['test/container/**/*.spec.ts'];
+const clientSuites = ['test/clients/**/*.spec.ts'];
 
 const shared = {
   testTimeout: 30_000,
@@ -48,7 +51,14 @@ export default defineConfig({
             // Console unit tests pick happy-dom with a `// @vitest-environment happy-dom` comment.
             'console/src/**/*.unit.spec.ts',
           ],
-          exclude: ['**/node_modules/**', ...sharedServerSuites, ...faultSuites, ...browserSuites, ...containerSuites],
+          exclude: [
+            '**/node_modules/**',
+            ...sharedServerSuites,
+            ...faultSuites,
+            ...browserSuites,
+            ...containerSuites,
+            ...clientSuites,
+          ],
           ...shared,
         },
       },
@@ -80,6 +90,21 @@ export default defineConfig({
           // Kafka, ClickHouse and Redis through testcontainers where a Docker engine answers (once per run).
           globalSetup: ['test/support/bundle-global-setup.ts', 'test/cluster/cluster-global-setup.ts'],
           ...shared,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'clients',
+          include: clientSuites,
+          // Installs Claude Code, Codex and the Gemini CLI from npm into a cache, once per run.
+          globalSetup: ['test/clients/clients-global-setup.ts'],
+          ...shared,
+          // A cell is a real client's whole run (start, one or two model turns, a tool); the clients of
+          // one channel kind run together, as many as the cells of a kind.
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          maxConcurrency: 6,
         },
       },
       {

@@ -2,12 +2,14 @@
 /**
  * `npm test`: every tier of the suite, cheapest first, and how long each took.
  *
- *   node scripts/test-tiers.mjs            all tiers (fast, then faults and browser, then cluster)
- *   node scripts/test-tiers.mjs fast       the named tiers only: fast, real (faults and browser), cluster
+ *   node scripts/test-tiers.mjs            all tiers (fast, then faults and browser, then clients, then cluster)
+ *   node scripts/test-tiers.mjs fast       the named tiers only: fast, real (faults and browser), clients, cluster
  *
  * The fast tier (lint, types, unit and embedded integration tests) runs first and stops the run when it
  * fails, so that a broken change is known within minutes. The faults and browser tiers run in one
- * vitest process, whose workers take their files in parallel. The cluster tier runs alone: its suites
+ * vitest process, whose workers take their files in parallel. The clients tier installs Claude Code,
+ * Codex and the Gemini CLI from npm (once, into a cache) and runs them against the gateway on every
+ * channel kind (docs/clients.md); without the registry it fails, unless CLIENTS_SUITE_MAY_SKIP=1. The cluster tier runs alone: its suites
  * stop and start the shared servers and time what the cluster does under that.
  * The times are printed at the end and written to test/artifacts/tiers.json.
  */
@@ -27,6 +29,7 @@ const tiers = {
     ['npx', 'vitest', 'run', '--project', 'fast'],
   ],
   real: [['npx', 'vitest', 'run', '--project', 'faults', '--project', 'browser']],
+  clients: [['npx', 'vitest', 'run', '--project', 'clients']],
   cluster: [['npx', 'vitest', 'run', '--project', 'cluster']],
 };
 

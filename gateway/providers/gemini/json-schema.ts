@@ -3,7 +3,8 @@
  * A client's JSON schema (tool parameters, structured output) as the OpenAPI-style subset Google's
  * `Schema` accepts. What has a Gemini spelling is rewritten (type lists and `null` become `nullable`,
  * `oneOf` becomes `anyOf`, `const` a one-value enum, local `$ref`s are inlined, counts become the
- * int64 strings of Google's JSON); annotations Gemini has no field for are left out; a keyword that
+ * int64 strings of Google's JSON, an integer's exclusive bound the inclusive one next to it);
+ * annotations Gemini has no field for are left out; a keyword that
  * would change what the schema means and has no Gemini form is refused with a 400 naming it and where
  * it stands, rather than silently loosening the schema the client relies on.
  */
@@ -64,6 +65,8 @@ const handled = new Set<string>([
   '$ref',
   'additionalProperties',
   'unevaluatedProperties',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
 ]);
 
 export interface SchemaContext {
@@ -118,6 +121,7 @@ class Converter {
       if (Number.isSafeInteger(value)) result[keyword] = String(value);
       else if (value !== undefined) this.refuse(keyword, where, 'it must be a whole number');
     }
+    this.#exclusiveBounds(schema, result, where);
     this.#format(schema, result, where);
     this.#enum(schema, result, where);
     this.#objectKeywords(schema, result, where);
@@ -141,6 +145,29 @@ class Converter {
     const resolved = this.convert({ ...(target as JsonSchema), ...siblings }, where);
     this.#resolving.pop();
     return resolved;
+  }
+
+  /**
+   * Gemini's bounds are inclusive. On an integer, `exclusiveMinimum: 0` is exactly `minimum: 1` (what
+   * zod's `.positive()` writes, e.g. in Claude Code's tools); on a number no inclusive bound is the
+   * same, so that stays refused.
+   */
+  #exclusiveBounds(schema: JsonSchema, result: GeminiSchema, where: string): void {
+    for (const [keyword, inclusive, step] of [
+      ['exclusiveMinimum', 'minimum', 1],
+      ['exclusiveMaximum', 'maximum', -1],
+    ] as const) {
+      const bound = schema[keyword];
+      if (bound === undefined) continue;
+      if (result.type !== 'INTEGER' || !Number.isSafeInteger(bound)) {
+        this.refuse(keyword, where, 'its bounds are inclusive, and only an integer has an inclusive bound equal to it');
+      }
+      const moved = (bound as number) + step;
+      const given = schema[inclusive];
+      // Both given: the tighter one holds.
+      const tighter = typeof given !== 'number' ? moved : step > 0 ? Math.max(given, moved) : Math.min(given, moved);
+      result[inclusive] = tighter;
+    }
   }
 
   #format(schema: JsonSchema, result: GeminiSchema, where: string): void {

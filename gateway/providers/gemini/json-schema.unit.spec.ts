@@ -58,7 +58,23 @@ describe('JSON schema in Gemini’s subset', () => {
     expect(convert({ type: ['string', 'integer'] })).toEqual({ anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }] });
   });
 
+  it('writes an integer’s exclusive bounds as the inclusive ones next to them', () => {
+    const converted = convert({
+      type: 'object',
+      properties: {
+        limit: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
+        offset: { type: 'integer', minimum: 5, exclusiveMinimum: 0, exclusiveMaximum: 10 },
+      },
+    });
+    expect(converted.properties).toEqual({
+      limit: { type: 'INTEGER', minimum: 1, maximum: 9007199254740991 },
+      offset: { type: 'INTEGER', minimum: 5, maximum: 9 },
+    });
+  });
+
   it.each([
+    [{ type: 'number', exclusiveMinimum: 0 }, 'exclusiveMinimum', 'its root'],
+    [{ type: 'integer', exclusiveMaximum: 0.5 }, 'exclusiveMaximum', 'its root'],
     [{ type: 'object', allOf: [{ type: 'object' }] }, 'allOf', 'its root'],
     [
       { type: 'object', properties: { tags: { type: 'object', additionalProperties: { type: 'string' } } } },
