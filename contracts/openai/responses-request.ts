@@ -73,18 +73,39 @@ export const responsesReasoningItemSchema = z.looseObject({
   status: z.string().optional(),
 });
 
-/** Any other item type (a built-in tool's call or output, an item reference): a converted channel drops or refuses it. */
-export const responsesOtherItemSchema = z.looseObject({
-  type: z.string().refine((type) => !['message', 'function_call', 'function_call_output', 'reasoning'].includes(type)),
+/** A call of a custom (freeform) tool, sent back as history: `input` is the text the model wrote. */
+export const responsesCustomToolCallItemSchema = z.looseObject({
+  type: z.literal('custom_tool_call'),
+  id: z.string().optional(),
+  call_id: z.string().min(1, 'must not be empty'),
+  name: z.string().min(1, 'must name the tool'),
+  /** the namespace tool the custom tool belongs to, as the reply named it */
+  namespace: z.string().nullish(),
+  input: z.string(),
+  status: z.string().optional(),
 });
 
-export const responsesInputItemSchema = z.union([
-  responsesMessageItemSchema,
-  responsesFunctionCallItemSchema,
-  responsesFunctionCallOutputItemSchema,
-  responsesReasoningItemSchema,
-  responsesOtherItemSchema,
-]);
+export const responsesCustomToolCallOutputItemSchema = z.looseObject({
+  type: z.literal('custom_tool_call_output'),
+  id: z.string().nullish(),
+  call_id: z.string().min(1, 'must not be empty'),
+  output: z.union([z.string(), z.array(responsesInputContentSchema)]),
+});
+
+const readItemTypes = [
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'reasoning',
+  'additional_tools',
+];
+
+/** Any other item type (a built-in tool's call or output, an item reference): a converted channel drops or refuses it. */
+export const responsesOtherItemSchema = z.looseObject({
+  type: z.string().refine((type) => !readItemTypes.includes(type)),
+});
 
 export const responsesFunctionToolSchema = z.looseObject({
   type: z.literal('function'),
@@ -95,8 +116,21 @@ export const responsesFunctionToolSchema = z.looseObject({
 });
 
 /**
- * Function tools grouped under a name (Codex's `multi_agent_v1`): the model calls them by their own
- * name, and the call names the namespace beside it.
+ * A custom (freeform) tool: the model calls it with text rather than JSON arguments, free or held to
+ * a grammar (`lark` or `regex`) that `format` gives. Codex's `exec` is one: it takes JavaScript.
+ */
+export const responsesCustomToolSchema = z.looseObject({
+  type: z.literal('custom'),
+  name: functionNameSchema,
+  description: z.string().nullish(),
+  format: z
+    .looseObject({ type: z.string(), syntax: z.string().optional(), definition: z.string().optional() })
+    .nullish(),
+});
+
+/**
+ * Function and custom tools grouped under a name (Codex's `multi_agent_v1`, `functions`): the model
+ * calls them by their own name, and the call names the namespace beside it.
  */
 export const responsesNamespaceToolSchema = z.looseObject({
   type: z.literal('namespace'),
@@ -105,7 +139,12 @@ export const responsesNamespaceToolSchema = z.looseObject({
   tools: z.array(
     z.union([
       responsesFunctionToolSchema,
-      z.looseObject({ type: z.string().refine((type) => type !== 'function', 'a function tool needs a valid name') }),
+      responsesCustomToolSchema,
+      z.looseObject({
+        type: z
+          .string()
+          .refine((type) => type !== 'function' && type !== 'custom', 'a function or custom tool needs a valid name'),
+      }),
     ]),
   ),
 });
@@ -114,12 +153,45 @@ export const responsesNamespaceToolSchema = z.looseObject({
 export const responsesBuiltInToolSchema = z.looseObject({
   type: z
     .string()
-    .refine((type) => type !== 'function' && type !== 'namespace', 'a function or namespace tool needs a valid name'),
+    .refine(
+      (type) => type !== 'function' && type !== 'namespace' && type !== 'custom',
+      'a function, custom or namespace tool needs a valid name',
+    ),
 });
+
+export const responsesToolSchema = z.union([
+  responsesFunctionToolSchema,
+  responsesCustomToolSchema,
+  responsesNamespaceToolSchema,
+  responsesBuiltInToolSchema,
+]);
+
+/**
+ * Tools offered from a point of the conversation on, as Codex offers all of its own with its default
+ * model (it then sends no `tools`).
+ */
+export const responsesAdditionalToolsItemSchema = z.looseObject({
+  type: z.literal('additional_tools'),
+  id: z.string().nullish(),
+  role: z.string().optional(),
+  tools: z.array(responsesToolSchema).max(MAX_TOOLS),
+});
+
+export const responsesInputItemSchema = z.union([
+  responsesMessageItemSchema,
+  responsesFunctionCallItemSchema,
+  responsesFunctionCallOutputItemSchema,
+  responsesCustomToolCallItemSchema,
+  responsesCustomToolCallOutputItemSchema,
+  responsesReasoningItemSchema,
+  responsesAdditionalToolsItemSchema,
+  responsesOtherItemSchema,
+]);
 
 export const responsesToolChoiceSchema = z.union([
   z.enum(['none', 'auto', 'required']),
   z.looseObject({ type: z.literal('function'), name: functionNameSchema, namespace: z.string().nullish() }),
+  z.looseObject({ type: z.literal('custom'), name: functionNameSchema, namespace: z.string().nullish() }),
   /** a built-in tool forced by type, or `allowed_tools`: for native upstreams */
   z.looseObject({ type: z.string() }),
 ]);
@@ -142,10 +214,7 @@ export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1, 'must name a model'),
   input: z.union([z.string(), z.array(responsesInputItemSchema)]).optional(),
   instructions: z.string().nullish(),
-  tools: z
-    .array(z.union([responsesFunctionToolSchema, responsesNamespaceToolSchema, responsesBuiltInToolSchema]))
-    .max(MAX_TOOLS)
-    .optional(),
+  tools: z.array(responsesToolSchema).max(MAX_TOOLS).nullish(),
   tool_choice: responsesToolChoiceSchema.optional(),
   parallel_tool_calls: z.boolean().nullish(),
   max_output_tokens: z.number().int().min(1).nullish(),
@@ -187,3 +256,4 @@ export const responsesEnvelopeSchema = z.looseObject({
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 export type ResponsesInputItem = z.infer<typeof responsesInputItemSchema>;
 export type ResponsesInputContent = z.infer<typeof responsesInputContentSchema>;
+export type ResponsesTool = z.infer<typeof responsesToolSchema>;

@@ -32,6 +32,18 @@ export const responsesOutputFunctionCallSchema = z.object({
   status: z.enum(['in_progress', 'completed', 'incomplete']),
 });
 
+/** A call of a custom (freeform) tool: `input` is the model's text, not JSON arguments. */
+export const responsesOutputCustomToolCallSchema = z.object({
+  type: z.literal('custom_tool_call'),
+  id: z.string(),
+  call_id: z.string(),
+  name: z.string(),
+  /** the namespace tool the custom tool belongs to; `name` is its own name in it */
+  namespace: z.string().optional(),
+  input: z.string(),
+  status: z.enum(['in_progress', 'completed', 'incomplete']),
+});
+
 export const responsesOutputReasoningSchema = z.object({
   type: z.literal('reasoning'),
   id: z.string(),
@@ -44,6 +56,7 @@ export const responsesOutputReasoningSchema = z.object({
 export const responsesOutputItemSchema = z.discriminatedUnion('type', [
   responsesOutputMessageSchema,
   responsesOutputFunctionCallSchema,
+  responsesOutputCustomToolCallSchema,
   responsesOutputReasoningSchema,
 ]);
 
@@ -147,6 +160,8 @@ export const responsesStreamEventSchema = z.discriminatedUnion('type', [
     name: z.string(),
     ...atItem,
   }),
+  z.object({ type: z.literal('response.custom_tool_call_input.delta'), delta: z.string(), ...atItem }),
+  z.object({ type: z.literal('response.custom_tool_call_input.done'), input: z.string(), ...atItem }),
   z.object({
     type: z.literal('response.reasoning_summary_part.added'),
     summary_index: z.number(),

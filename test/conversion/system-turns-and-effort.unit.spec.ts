@@ -13,7 +13,7 @@ import { chatCompletionsFormat } from '../../gateway/providers/chat-completions/
 import { requestConverter } from '../../gateway/providers/converted-request.ts';
 import { upstreamKinds } from '../../gateway/providers/kinds.ts';
 import { messagesFormat } from '../../gateway/providers/messages/messages-providers.ts';
-import { clientCallName, namespacedTools } from '../../gateway/providers/responses/namespaced-tools.ts';
+import { clientCall, clientTools } from '../../gateway/providers/responses/client-tools.ts';
 import { readResponsesRequest } from '../../gateway/providers/responses/read-responses-request.ts';
 import { writeResponsesReply } from '../../gateway/providers/responses/write-responses-reply.ts';
 
@@ -168,12 +168,13 @@ describe('Responses namespace tools', () => {
   });
 
   it('names a call of a flattened function as the client knows it; other names stay', () => {
-    const names = namespacedTools(body.tools);
-    expect(clientCallName('multi_agent_v1__spawn_agent', names)).toEqual({
+    const tools = clientTools(body);
+    expect(clientCall('multi_agent_v1__spawn_agent', tools)).toEqual({
       name: 'spawn_agent',
       namespace: 'multi_agent_v1',
+      custom: false,
     });
-    expect(clientCallName('shell', names)).toEqual({ name: 'shell' });
+    expect(clientCall('shell', tools)).toEqual({ name: 'shell', custom: false });
     const reply = writeResponsesReply(
       {
         id: 'chatcmpl-1',

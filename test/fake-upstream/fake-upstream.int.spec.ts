@@ -77,6 +77,11 @@ const coveredFixtures = new Set<string>([
   // A call of a namespace tool's function, named back to Codex in test/relay/forward-compat.int.spec.ts.
   'openai-namespaced-tool-call',
   'openai-namespaced-tool-call-stream',
+  // A call of Codex's custom tool exec, offered as functions__exec: test/relay/codex-custom-tools.int.spec.ts.
+  'openai-exec-tool-call',
+  'openai-exec-tool-call-stream',
+  'anthropic-exec-tool-call',
+  'anthropic-exec-tool-call-stream',
   // Parsed by the AzureOpenAI client in azure-fixtures.int.spec.ts.
   ...azureFixtureNames,
 ]);

@@ -4,9 +4,11 @@
  * `Schema` accepts. What has a Gemini spelling is rewritten (type lists and `null` become `nullable`,
  * `oneOf` becomes `anyOf`, `const` a one-value enum, local `$ref`s are inlined, counts become the
  * int64 strings of Google's JSON, an integer's exclusive bound the inclusive one next to it);
- * annotations Gemini has no field for are left out; a keyword that
- * would change what the schema means and has no Gemini form is refused with a 400 naming it and where
- * it stands, rather than silently loosening the schema the client relies on.
+ * annotations Gemini has no field for are left out; a JSON Schema keyword that would change what the
+ * schema means and has no Gemini form is refused with a 400 naming it and where it stands, rather
+ * than silently loosening the schema the client relies on. A keyword JSON Schema does not define (a
+ * vendor's own, such as Codex's `encrypted`) holds no value to anything but its vendor: it is left
+ * out, with a warning.
  */
 import type { GeminiSchema } from '../../../contracts/gemini/generate-content-request.ts';
 import { GatewayError } from '../../errors.ts';
@@ -42,7 +44,40 @@ const annotations = new Set([
   'deprecated',
   'readOnly',
   'writeOnly',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+  '$anchor',
+  '$dynamicAnchor',
+  '$vocabulary',
   'strict',
+]);
+
+/**
+ * The JSON Schema keywords (2020-12 and draft-07) that constrain a value or apply subschemas, and that
+ * Gemini has no form of: left out, they would loosen what the client relies on.
+ */
+const constraining = new Set([
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependentRequired',
+  'dependencies',
+  'patternProperties',
+  'propertyNames',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+  'minContains',
+  'maxContains',
+  'uniqueItems',
+  'multipleOf',
+  '$dynamicRef',
+  '$recursiveRef',
 ]);
 
 const copied = ['title', 'description', 'pattern', 'minimum', 'maximum', 'default', 'example'] as const;
@@ -98,9 +133,12 @@ class Converter {
     if (!isObject(schema)) this.refuse('(a non-object schema)', where, 'a schema must be an object');
     if (typeof schema['$ref'] === 'string') return this.#reference(schema, where);
     for (const keyword of Object.keys(schema)) {
-      if (!handled.has(keyword) && !annotations.has(keyword)) {
+      if (handled.has(keyword) || annotations.has(keyword)) continue;
+      if (constraining.has(keyword))
         this.refuse(keyword, where, 'Gemini function and response schemas have no such keyword');
-      }
+      this.#context.warnings.push(
+        `${this.#context.param}: ${keyword} at ${place(where)} dropped: not a JSON Schema keyword, and Gemini has no such field`,
+      );
     }
     const types = typeList(schema['type'], (bad) => this.refuse('type', where, `unknown type ${bad}`));
     const nonNull = types.filter((type) => type !== 'null');

@@ -72,6 +72,22 @@ describe('JSON schema in Gemini’s subset', () => {
     });
   });
 
+  it('leaves out a keyword JSON Schema does not define, with a warning', () => {
+    const warnings: string[] = [];
+    const converted = convert(
+      {
+        type: 'object',
+        properties: { message: { type: 'string', description: 'Text.', encrypted: true } },
+        required: ['message'],
+      },
+      warnings,
+    );
+    expect(converted.properties).toEqual({ message: { type: 'STRING', description: 'Text.' } });
+    expect(warnings).toEqual([
+      'tools[0].parameters: encrypted at properties.message dropped: not a JSON Schema keyword, and Gemini has no such field',
+    ]);
+  });
+
   it.each([
     [{ type: 'number', exclusiveMinimum: 0 }, 'exclusiveMinimum', 'its root'],
     [{ type: 'integer', exclusiveMaximum: 0.5 }, 'exclusiveMaximum', 'its root'],
@@ -91,6 +107,8 @@ describe('JSON schema in Gemini’s subset', () => {
       'properties.next',
     ],
     [{ type: 'object', patternProperties: { '^x': { type: 'string' } } }, 'patternProperties', 'its root'],
+    [{ type: 'array', items: { type: 'string' }, uniqueItems: true }, 'uniqueItems', 'its root'],
+    [{ type: 'number', multipleOf: 5 }, 'multipleOf', 'its root'],
   ])('refuses %j naming %s', (schema, keyword, where) => {
     const error = refusal(schema);
     expect(error).toBeInstanceOf(GatewayError);

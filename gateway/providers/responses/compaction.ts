@@ -141,8 +141,15 @@ function line(item: Item): string {
       const name = item['namespace'] ? `${item['namespace']}.${item['name']}` : item['name'];
       return `Assistant called tool ${String(name)} (call ${String(item['call_id'])}) with ${String(item['arguments'])}`;
     }
+    case 'custom_tool_call': {
+      const name = item['namespace'] ? `${item['namespace']}.${item['name']}` : item['name'];
+      return `Assistant called tool ${String(name)} (call ${String(item['call_id'])}) with ${String(item['input'])}`;
+    }
     case 'function_call_output':
+    case 'custom_tool_call_output':
       return `Tool result (call ${String(item['call_id'])}): ${textOf(item['output'])}`;
+    // Tool definitions, not conversation: the continuing turn offers its tools itself.
+    case 'additional_tools':
     case 'reasoning':
     case 'compaction':
     case 'compaction_trigger':

@@ -33,7 +33,10 @@ describe('the gateway’s compaction', () => {
         { type: 'function_call', call_id: 'c', name: 'shell', arguments: '{"cmd":"ls"}' },
         { type: 'function_call_output', call_id: 'c', output: 'a.txt' },
         { type: 'reasoning', summary: [], encrypted_content: 'sig' },
-        { type: 'custom_tool_call', id: 'x', call_id: 'd', name: 'apply_patch', input: '*** Begin Patch' },
+        { type: 'additional_tools', role: 'developer', tools: [{ type: 'custom', name: 'exec' }] },
+        { type: 'custom_tool_call', id: 'x', call_id: 'd', namespace: 'functions', name: 'exec', input: 'text(1)' },
+        { type: 'custom_tool_call_output', call_id: 'd', output: [{ type: 'input_text', text: '1' }] },
+        { type: 'local_shell_call', call_id: 'e', action: { command: ['ls'] } },
         { type: 'compaction', encrypted_content: 'gAAAA' },
         { type: 'compaction_trigger' },
       ],
@@ -42,7 +45,9 @@ describe('the gateway’s compaction', () => {
       'User: Fix it[image]',
       'Assistant called tool shell (call c) with {"cmd":"ls"}',
       'Tool result (call c): a.txt',
-      'custom_tool_call: {"call_id":"d","name":"apply_patch","input":"*** Begin Patch"}',
+      'Assistant called tool functions.exec (call d) with text(1)',
+      'Tool result (call d): 1',
+      'local_shell_call: {"call_id":"e","action":{"command":["ls"]}}',
     ]);
   });
 

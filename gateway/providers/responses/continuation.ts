@@ -55,7 +55,16 @@ export function inputItemsOf(input: unknown): Record<string, unknown>[] {
  * compaction item stands for the turns before it: the gateway's own becomes its summary again
  * (compaction.ts), another's is dropped by the reader with a warning.
  */
-const convertedTypes = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'compaction']);
+const convertedTypes = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'additional_tools',
+  'reasoning',
+  'compaction',
+]);
 
 function keeps(
   item: Record<string, unknown>,

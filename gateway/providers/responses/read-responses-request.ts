@@ -2,11 +2,13 @@
  * @module gateway/providers/responses/read-responses-request
  * The Responses API's request reader: a `POST /v1/responses` body as the neutral request. Reasoning
  * items become thinking parts (their `encrypted_content` is the Anthropic signature the gateway gave
- * out), function calls and their outputs become tool-call and tool-result parts, the functions of a
- * namespace tool flat tools (namespaced-tools.ts). What a converted channel cannot do without
- * changing what was asked is refused with a 400 that names it (forcing a tool it cannot run, item
- * references, stored state it does not hold); what it can do without (built-in tools and their
- * items, fields it has no place for) is dropped and named in the returned warnings.
+ * out); function and custom tool calls and their outputs become tool-call and tool-result parts (a
+ * custom call's text wrapped as the arguments of the function the tool is offered as,
+ * custom-tools.ts); the tools, those of `additional_tools` items included, are read by
+ * read-responses-tools.ts. What a converted channel cannot do without changing what was asked is
+ * refused with a 400 that names it (forcing a tool it cannot run, item references, stored state it
+ * does not hold); what it can do without (built-in tools and their items, fields it has no place
+ * for) is dropped and named in the returned warnings.
  */
 import type { NeutralPart, NeutralRequest, NeutralTurn } from '../../../contracts/neutral/request.ts';
 import type {
@@ -16,8 +18,10 @@ import type {
 } from '../../../contracts/openai/responses-request.ts';
 import { GatewayError } from '../../errors.ts';
 import type { ReaderOptions, ReadRequest } from '../read-request.ts';
+import { flatToolName } from './client-tools.ts';
 import { isExpanded } from './continuation.ts';
-import { flatToolName } from './namespaced-tools.ts';
+import { customArguments } from './custom-tools.ts';
+import { readToolChoice, readTools } from './read-responses-tools.ts';
 
 const refused = (message: string, param: string) => new GatewayError('invalid_request', message, { param });
 
@@ -94,11 +98,20 @@ function readItem(
     push(request.turns, 'assistant', [{ type: 'tool-call', id: call.call_id, name, arguments: call.arguments }]);
     return;
   }
-  if (type === 'function_call_output' && 'output' in item) {
-    const result = item as Extract<ResponsesInputItem, { type: 'function_call_output' }>;
+  if (type === 'custom_tool_call' && 'call_id' in item && 'input' in item) {
+    const call = item as Extract<ResponsesInputItem, { type: 'custom_tool_call' }>;
+    const name = call.namespace ? flatToolName(call.namespace, call.name) : call.name;
+    const part: NeutralPart = { type: 'tool-call', id: call.call_id, name, arguments: customArguments(call.input) };
+    push(request.turns, 'assistant', [part]);
+    return;
+  }
+  if ((type === 'function_call_output' || type === 'custom_tool_call_output') && 'output' in item) {
+    const result = item as Extract<ResponsesInputItem, { type: 'function_call_output' | 'custom_tool_call_output' }>;
     push(request.turns, 'user', [{ type: 'tool-result', callId: result.call_id, output: textOf(result.output) }]);
     return;
   }
+  // Its tools are read with the request's tools (client-tools.ts).
+  if (type === 'additional_tools') return;
   if (type === 'reasoning' && 'summary' in item) {
     const reasoning = item as Extract<ResponsesInputItem, { type: 'reasoning' }>;
     const text = (reasoning.content?.length ? reasoning.content : reasoning.summary).map((part) => part.text).join('');
@@ -125,55 +138,6 @@ function readItem(
   }
   // A built-in tool's call or output (web_search_call, …): what it found is in the messages around it.
   context.once(`${type} items dropped: ${context.target} runs no built-in tools`);
-}
-
-type Tool = NonNullable<ResponsesRequest['tools']>[number];
-type FunctionTool = Extract<Tool, { type: 'function' }>;
-
-function functionTool(tool: FunctionTool, name = tool.name): NeutralRequest['tools'][number] {
-  return {
-    name,
-    ...(tool.description && { description: tool.description }),
-    ...(tool.parameters && { parameters: tool.parameters }),
-    ...(typeof tool.strict === 'boolean' && { strict: tool.strict }),
-  };
-}
-
-/**
- * Function tools as they are, the functions of a namespace flattened (namespaced-tools.ts), and each
- * tool the channel cannot run (web_search, file_search, code_interpreter, computer use, remote mcp,
- * …) dropped with a warning: the model answers without it, as it would where none was offered.
- */
-function readTools(body: ResponsesRequest, context: Context): NeutralRequest['tools'] {
-  return (body.tools ?? []).flatMap((tool): NeutralRequest['tools'] => {
-    if (tool.type === 'function') return [functionTool(tool as FunctionTool)];
-    if (tool.type === 'namespace' && 'tools' in tool) {
-      const namespace = tool as Extract<Tool, { type: 'namespace' }>;
-      return namespace.tools.flatMap((inner) => {
-        if (inner.type === 'function') {
-          const fn = inner as FunctionTool;
-          return [functionTool(fn, flatToolName(namespace.name, fn.name))];
-        }
-        context.once(`${inner.type} tool in namespace ${namespace.name} dropped: ${context.target} cannot run it`);
-        return [];
-      });
-    }
-    context.once(`${tool.type} tool dropped: ${context.target} cannot run it`);
-    return [];
-  });
-}
-
-function readToolChoice(choice: ResponsesRequest['tool_choice']): NeutralRequest['toolChoice'] {
-  if (choice === undefined || typeof choice === 'string') return choice;
-  if (choice.type === 'function' && typeof choice['name'] === 'string') {
-    const namespace = choice['namespace'];
-    return { name: typeof namespace === 'string' ? flatToolName(namespace, choice['name']) : choice['name'] };
-  }
-  // Forcing a tool that is dropped would answer something the client did not ask for.
-  throw refused(
-    `tool_choice of type ${choice.type} is not available for this model: its channel cannot run that tool. Force a function tool by name, or send auto, none or required.`,
-    'tool_choice',
-  );
 }
 
 function readResponseFormat(body: ResponsesRequest): NeutralRequest['responseFormat'] {

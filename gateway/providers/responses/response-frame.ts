@@ -35,7 +35,7 @@ export function responseId(upstreamId: string): string {
 }
 
 /** Item ids are the reply's own id with the item's kind and position, unique within and across replies. */
-export function itemId(kind: 'msg' | 'fc' | 'rs', reply: string, outputIndex: number): string {
+export function itemId(kind: 'msg' | 'fc' | 'ctc' | 'rs', reply: string, outputIndex: number): string {
   return `${kind}_${reply.slice('resp_'.length)}${outputIndex}`;
 }
 

@@ -3,19 +3,20 @@
  * The Responses writer for whole replies: a neutral reply as a `response` object. Blocks become output
  * items in order (reasoning, message, function_call); consecutive text blocks share one message.
  * Reasoning carries its text as a summary and Anthropic's signature as `encrypted_content`, so a
- * client that sends the item back continues a thinking tool loop. A call of a namespace's function
- * is named as the client knows it (namespaced-tools.ts).
+ * client that sends the item back continues a thinking tool loop. A tool call is named as the client
+ * knows the tool (client-tools.ts), and a custom tool's call carries its text (custom-tools.ts).
  */
 import type { NeutralReply } from '../../../contracts/neutral/reply.ts';
 import type { TokenCounts } from '../../../contracts/neutral/usage.ts';
 import type { ResponsesRequest } from '../../../contracts/openai/responses-request.ts';
 import type { ResponsesObject, ResponsesOutputItem } from '../../../contracts/openai/responses-response.ts';
-import { clientCallName, namespacedTools } from './namespaced-tools.ts';
+import { callName, clientCall, clientTools } from './client-tools.ts';
+import { customInput } from './custom-tools.ts';
 import { itemId, outputText, responseFrame, responseId, responsesUsage, statusOf } from './response-frame.ts';
 
 function outputItems(reply: NeutralReply, id: string, request: ResponsesRequest): ResponsesOutputItem[] {
   const output: ResponsesOutputItem[] = [];
-  const namespaced = namespacedTools(request.tools);
+  const tools = clientTools(request);
   for (const block of reply.blocks) {
     const last = output.at(-1);
     switch (block.type) {
@@ -46,16 +47,29 @@ function outputItems(reply: NeutralReply, id: string, request: ResponsesRequest)
           encrypted_content: block.data,
         });
         break;
-      case 'tool-call':
-        output.push({
-          type: 'function_call',
-          id: itemId('fc', id, output.length),
-          call_id: block.id,
-          ...clientCallName(block.name, namespaced),
-          arguments: block.arguments,
-          status: 'completed',
-        });
+      case 'tool-call': {
+        const tool = clientCall(block.name, tools);
+        output.push(
+          tool.custom
+            ? {
+                type: 'custom_tool_call',
+                id: itemId('ctc', id, output.length),
+                call_id: block.id,
+                ...callName(tool),
+                input: customInput(block.arguments),
+                status: 'completed',
+              }
+            : {
+                type: 'function_call',
+                id: itemId('fc', id, output.length),
+                call_id: block.id,
+                ...callName(tool),
+                arguments: block.arguments,
+                status: 'completed',
+              },
+        );
         break;
+      }
     }
   }
   return output;

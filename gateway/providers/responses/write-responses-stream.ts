@@ -8,7 +8,9 @@
  * finalResponse() reads it, and the items are let go once it is written. Every event is serialised
  * as it is made, so no event takes a copy of them.
  * Function calls stay open until the finish, since OpenAI-format upstreams interleave the arguments
- * of parallel calls; a text or reasoning item is closed when another item starts.
+ * of parallel calls; a text or reasoning item is closed when another item starts. A custom tool's
+ * call (custom-tools.ts) streams its text in one `custom_tool_call_input.delta` when it closes: the
+ * upstream streams a JSON object holding the text, which decodes only whole.
  */
 import type { FinishReason } from '../../../contracts/neutral/reply.ts';
 import type { TokenCounts } from '../../../contracts/neutral/usage.ts';
@@ -20,7 +22,8 @@ import type {
 } from '../../../contracts/openai/responses-response.ts';
 import { openAIErrorType } from '../conversion/map-error-type.ts';
 import type { ReplyPart } from '../conversion/reply.ts';
-import { clientCallName, namespacedTools } from './namespaced-tools.ts';
+import { callName, clientCall, clientTools } from './client-tools.ts';
+import { customInput } from './custom-tools.ts';
 import { itemId, outputText, responseFrame, responseId, responsesUsage, statusOf } from './response-frame.ts';
 
 type Item = ResponsesOutputItem;
@@ -36,15 +39,17 @@ export class ResponsesStreamWriter {
   /** the message or reasoning item text and summary deltas go to */
   #current: number | null = null;
   readonly #callIndexes = new Map<number, number>();
-  /** the functions of the request's namespace tools, by the flattened name the upstream calls them */
-  readonly #namespaced: ReturnType<typeof namespacedTools>;
+  /** the client's tools, by the name the upstream calls them */
+  readonly #tools: ReturnType<typeof clientTools>;
+  /** the arguments streamed so far of each open custom tool call, by output index */
+  readonly #customArguments = new Map<number, string>();
   #finishReason: FinishReason | null = null;
   #usage: TokenCounts | null = null;
 
   constructor(options: { request: ResponsesRequest; createdAt: number }) {
     this.#request = options.request;
     this.#createdAt = options.createdAt;
-    this.#namespaced = namespacedTools(options.request.tools);
+    this.#tools = clientTools(options.request);
   }
 
   write(part: ReplyPart): string {
@@ -195,14 +200,28 @@ export class ResponsesStreamWriter {
   #toolCallStart(toolIndex: number, callId: string, name: string): string {
     if (this.#callIndexes.has(toolIndex)) return '';
     let frames = this.#ensureStarted() + this.#closeCurrent();
-    const opened = this.#addItem({
-      type: 'function_call',
-      id: itemId('fc', this.#response!.id, this.#output.length),
-      call_id: callId,
-      ...clientCallName(name, this.#namespaced),
-      arguments: '',
-      status: 'in_progress',
-    });
+    const tool = clientCall(name, this.#tools);
+    const position = this.#output.length;
+    const opened = this.#addItem(
+      tool.custom
+        ? {
+            type: 'custom_tool_call',
+            id: itemId('ctc', this.#response!.id, position),
+            call_id: callId,
+            ...callName(tool),
+            input: '',
+            status: 'in_progress',
+          }
+        : {
+            type: 'function_call',
+            id: itemId('fc', this.#response!.id, position),
+            call_id: callId,
+            ...callName(tool),
+            arguments: '',
+            status: 'in_progress',
+          },
+    );
+    if (tool.custom) this.#customArguments.set(opened.index, '');
     this.#callIndexes.set(toolIndex, opened.index);
     frames += opened.frames;
     return frames;
@@ -211,7 +230,12 @@ export class ResponsesStreamWriter {
   #toolCallDelta(toolIndex: number, delta: string): string {
     const index = this.#callIndexes.get(toolIndex);
     if (index === undefined || delta === '' || !this.#open.has(index)) return '';
-    const item = this.#output[index] as Extract<Item, { type: 'function_call' }>;
+    const item = this.#output[index]!;
+    if (item.type === 'custom_tool_call') {
+      this.#customArguments.set(index, (this.#customArguments.get(index) ?? '') + delta);
+      return '';
+    }
+    if (item.type !== 'function_call') return '';
     item.arguments += delta;
     return this.#emit({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: index, delta });
   }
@@ -245,6 +269,14 @@ export class ResponsesStreamWriter {
       frames +=
         this.#emit({ type: 'response.reasoning_summary_text.done', ...at, text: summary.text }) +
         this.#emit({ type: 'response.reasoning_summary_part.done', ...at, part: { ...summary } });
+    } else if (item.type === 'custom_tool_call') {
+      item.input = customInput(this.#customArguments.get(index) ?? '');
+      this.#customArguments.delete(index);
+      const at = { item_id: item.id, output_index: index };
+      if (item.input !== '')
+        frames += this.#emit({ type: 'response.custom_tool_call_input.delta', ...at, delta: item.input });
+      frames += this.#emit({ type: 'response.custom_tool_call_input.done', ...at, input: item.input });
+      item.status = 'completed';
     } else {
       // A call whose upstream streamed no arguments takes none, as an empty object.
       if (item.arguments === '') item.arguments = '{}';
