@@ -20,13 +20,19 @@ export interface ClusterSettings {
   usageRetentionMonths: number;
   /** the projector starts a write under live traffic at most this often (default 1,000 ms) */
   projectorWriteIntervalMs?: number;
+  /** how long a stored response is kept (default 30 days), as in StorageSettings */
+  responseRetentionMs?: number;
 }
 
 export interface StorageSettings {
   dataDirectory: string;
   /** null in embedded mode */
   cluster: ClusterSettings | null;
+  /** how long a stored response (`/v1/responses` with `store`) is kept, from STORED_RESPONSES_RETENTION_DAYS */
+  responseRetentionMs: number;
 }
+
+const DAY_MS = 86_400_000;
 
 export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env): StorageSettings {
   const { KAFKA_BROKERS, CLICKHOUSE_URL, REDIS_URL } = environment;
@@ -34,8 +40,12 @@ export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env
   if (clusterVariables > 0 && clusterVariables < 3) {
     throw new Error('Cluster mode needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL all set; set all three or none.');
   }
+  const retentionDays = integer(environment.STORED_RESPONSES_RETENTION_DAYS, 30, 'STORED_RESPONSES_RETENTION_DAYS');
+  if (retentionDays < 1) throw new Error('STORED_RESPONSES_RETENTION_DAYS must be at least 1 (a day).');
+  const responseRetentionMs = retentionDays * DAY_MS;
   return {
     dataDirectory: path.resolve(environment.DATA_DIR ?? 'data'),
+    responseRetentionMs,
     cluster:
       clusterVariables === 3
         ? {
@@ -51,6 +61,7 @@ export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env
               1_000,
               'PROJECTOR_WRITE_INTERVAL_MS',
             ),
+            responseRetentionMs,
           }
         : null,
   };
