@@ -71,7 +71,10 @@ export async function createRuntime(
   const stores: Stores =
     cluster && settings.cluster
       ? await cluster.createClusterStores(settings.cluster, settings.dataDirectory, log.warn)
-      : await createEmbeddedStores(settings.dataDirectory, { workerNice: settings.storeWorkerNice });
+      : await createEmbeddedStores(settings.dataDirectory, {
+          workerNice: settings.storeWorkerNice,
+          responseRetentionMs: settings.responseRetentionMs,
+        });
   // In embedded mode the projector is always in-process; in the cluster it is a role of its own.
   const projector =
     cluster && settings.cluster && role === 'all'
@@ -131,7 +134,10 @@ export async function createRuntime(
       logger: createLogger(settings.logLevel),
       trustProxyHops: settings.trustProxyHops,
       prices: new PriceBook(configFile?.prices),
-      responses: new ResponseState(stores, { conversationLimitBytes: settings.conversationLimitBytes }),
+      responses: new ResponseState(stores, {
+        conversationLimitBytes: settings.conversationLimitBytes,
+        accountLimitBytes: settings.storedResponsesAccountLimitBytes,
+      }),
       compactionKey: keys.compaction,
     },
     consoleApp,

@@ -25,13 +25,19 @@ export interface ClusterSettings {
    * another (default 10,000 ms): a projector killed without leaving its group delays its successor this long
    */
   projectorSessionTimeoutMs?: number;
+  /** how long a stored response is kept (default 30 days), as in StorageSettings */
+  responseRetentionMs?: number;
 }
 
 export interface StorageSettings {
   dataDirectory: string;
   /** null in embedded mode */
   cluster: ClusterSettings | null;
+  /** how long a stored response (`/v1/responses` with `store`) is kept, from STORED_RESPONSES_RETENTION_DAYS */
+  responseRetentionMs: number;
 }
+
+const DAY_MS = 86_400_000;
 
 export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env): StorageSettings {
   const { KAFKA_BROKERS, CLICKHOUSE_URL, REDIS_URL } = environment;
@@ -39,8 +45,12 @@ export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env
   if (clusterVariables > 0 && clusterVariables < 3) {
     throw new Error('Cluster mode needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL all set; set all three or none.');
   }
+  const retentionDays = integer(environment.STORED_RESPONSES_RETENTION_DAYS, 30, 'STORED_RESPONSES_RETENTION_DAYS');
+  if (retentionDays < 1) throw new Error('STORED_RESPONSES_RETENTION_DAYS must be at least 1 (a day).');
+  const responseRetentionMs = retentionDays * DAY_MS;
   return {
     dataDirectory: path.resolve(environment.DATA_DIR ?? 'data'),
+    responseRetentionMs,
     cluster:
       clusterVariables === 3
         ? {
@@ -57,6 +67,7 @@ export function readStorageSettings(environment: NodeJS.ProcessEnv = process.env
               'PROJECTOR_WRITE_INTERVAL_MS',
             ),
             projectorSessionTimeoutMs: sessionTimeout(environment.PROJECTOR_SESSION_TIMEOUT_MS),
+            responseRetentionMs,
           }
         : null,
   };

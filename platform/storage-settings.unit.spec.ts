@@ -6,7 +6,11 @@ const servers = { KAFKA_BROKERS: 'kafka:9092', CLICKHOUSE_URL: 'http://clickhous
 
 describe('readStorageSettings', () => {
   it('is embedded, in ./data, when no cluster server is named', () => {
-    expect(readStorageSettings({})).toEqual({ dataDirectory: path.resolve('data'), cluster: null });
+    expect(readStorageSettings({})).toEqual({
+      dataDirectory: path.resolve('data'),
+      cluster: null,
+      responseRetentionMs: 30 * 86_400_000,
+    });
   });
 
   it('is cluster mode with all three servers, with the documented defaults', () => {
@@ -19,6 +23,7 @@ describe('readStorageSettings', () => {
       trafficRetentionHours: 168,
       usageRetentionMonths: 13,
       projectorWriteIntervalMs: 1000,
+      responseRetentionMs: 30 * 86_400_000,
     });
     expect(
       readStorageSettings({ ...servers, PROJECTOR_WRITE_INTERVAL_MS: '0' }).cluster?.projectorWriteIntervalMs,
@@ -31,6 +36,13 @@ describe('readStorageSettings', () => {
     );
     expect(() => readStorageSettings({ ...servers, TRAFFIC_RETENTION_HOURS: '1.5' })).toThrow(
       /TRAFFIC_RETENTION_HOURS/,
+    );
+  });
+
+  it('keeps stored responses STORED_RESPONSES_RETENTION_DAYS, at least a day', () => {
+    expect(readStorageSettings({ STORED_RESPONSES_RETENTION_DAYS: '7' }).responseRetentionMs).toBe(7 * 86_400_000);
+    expect(() => readStorageSettings({ STORED_RESPONSES_RETENTION_DAYS: '0' })).toThrow(
+      /STORED_RESPONSES_RETENTION_DAYS/,
     );
   });
 });

@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   const started = performance.now();
   const applied = settings.cluster
     ? await rebuildCluster(settings.cluster, reporter('messages'))
-    : rebuildEmbedded(settings.dataDirectory, reporter('events'));
+    : rebuildEmbedded(settings.dataDirectory, reporter('events'), {
+        responseRetentionMs: settings.responseRetentionMs,
+      });
   process.stdout.write(
     `\nrebuilt from ${applied} events in ${((performance.now() - started) / 1000).toFixed(1)} s (${settings.cluster ? 'cluster' : 'embedded'})\n`,
   );

@@ -101,6 +101,11 @@ export interface ProjectionSync {
 export interface ResponseStore {
   /** The document of an id, tombstones included; null when there is none or it lapsed. Owners are the caller's check. */
   find(responseId: string): Promise<StoredResponseDocument | null>;
+  /**
+   * What an account's live responses (not deleted, not lapsed) weigh in the store: each document's
+   * JSON bytes. The account's storage limit is checked against it; tombstones weigh nothing.
+   */
+  storedBytes(userId: string): Promise<number>;
 }
 
 /** The limits of one key; null is unlimited. */

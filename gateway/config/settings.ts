@@ -19,6 +19,8 @@ export interface Settings extends StorageSettings {
   bodyLimitBytes: number;
   /** largest `previous_response_id` conversation relayed, its stored turns and the request together, in bytes */
   conversationLimitBytes: number;
+  /** the most an account's stored responses may weigh (their documents as JSON), in bytes; 0 is no limit */
+  storedResponsesAccountLimitBytes: number;
   /** give up on an upstream that sends no response headers within this time */
   upstreamHeadersTimeoutMs: number;
   /** give up on an upstream that goes silent this long between two frames */
@@ -90,6 +92,12 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     bodyLimitBytes,
     // A client cannot make the gateway relay more through stored turns than it could send itself.
     conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, bodyLimitBytes, 'CONVERSATION_LIMIT_BYTES'),
+    storedResponsesAccountLimitBytes: integer(
+      environment.STORED_RESPONSES_ACCOUNT_LIMIT_BYTES,
+      256 * 1024 * 1024,
+      'STORED_RESPONSES_ACCOUNT_LIMIT_BYTES',
+    ),
+    responseRetentionMs: storage.responseRetentionMs,
     upstreamHeadersTimeoutMs: integer(environment.UPSTREAM_HEADERS_TIMEOUT_MS, 120_000, 'UPSTREAM_HEADERS_TIMEOUT_MS'),
     upstreamIdleTimeoutMs: integer(environment.UPSTREAM_IDLE_TIMEOUT_MS, 300_000, 'UPSTREAM_IDLE_TIMEOUT_MS'),
     upstreamConnectTimeoutMs: integer(environment.UPSTREAM_CONNECT_TIMEOUT_MS, 10_000, 'UPSTREAM_CONNECT_TIMEOUT_MS'),

@@ -11,7 +11,7 @@ import { responsesEnvelopeSchema } from '../../contracts/openai/responses-reques
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import { type ResolvedModel, resolveThinkingSuffix } from '../providers/conversion/thinking.ts';
 import { providersFor } from '../providers/index.ts';
-import type { Provider, TokenCounts } from '../providers/provider.ts';
+import type { Provider, RelayInput, TokenCounts } from '../providers/provider.ts';
 import { bearerKey } from './authenticate.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { GatewayError } from './errors.ts';
@@ -19,7 +19,7 @@ import { chatCompletionCertainlyValid, messagesCertainlyValid } from './quick-ch
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import type { RelayDependencies } from './relay-handler.ts';
 import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
-import { continueStoredConversation } from './response-continuation.ts';
+import { beforeResponsesAttempt, continueStoredConversation } from './response-continuation.ts';
 import { type ReplyKeeper, responsesKeeper } from './response-keeper.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -72,6 +72,11 @@ export interface EndpointSpec {
     token: TokenDocument,
     dependencies: RelayDependencies,
   ): Promise<number>;
+  /**
+   * Before an attempt's request is built, work it may wait for on its route (the earlier turns of a
+   * continued conversation, read only for a channel that expands them); null when there is none.
+   */
+  beforeAttempt?(input: RelayInput): Promise<void> | null;
   /** Keeps what the client is answered before its reply ends (stored Responses). */
   keeper?: ReplyKeeper;
 }
@@ -115,6 +120,7 @@ export const responsesEndpoint: EndpointSpec = {
   keyHint: '`Authorization: Bearer sk-...`',
   providers: providersFor('responses'),
   prepare: continueStoredConversation,
+  beforeAttempt: beforeResponsesAttempt,
   keeper: responsesKeeper,
   errorBody: (error) => openAIErrorBody(error),
   streamErrorFrame: (error) => {

@@ -291,6 +291,8 @@ async function relayOnce(
     clientHeaders: request.headers,
     clientQuery: queryOf(request.url),
   };
+  const waited = endpoint.beforeAttempt?.(input);
+  if (waited) await waited;
   const built = provider.buildRequest(input);
   const warnings = [...resolveWarnings, ...warningsOf(built)];
   // Client-chosen names can appear in a warning; a header carries printable ASCII only.

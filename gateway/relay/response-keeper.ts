@@ -5,7 +5,10 @@
  * or continued at once, through any node. A whole reply is kept before it is sent; a stream's final
  * event (`response.completed` or `response.incomplete`, which carries the whole response) is held
  * back until the response is kept, then written. Failed replies are not kept. Keeping never fails
- * the reply: a store that does not answer, or a turn over the size limit, is logged and skipped.
+ * the reply: a store that does not answer, a turn over the size limit, or one that would take the
+ * account's stored responses over their limit (the reply is already made and billed: dropping it
+ * would cost the client more than not keeping it) is logged and skipped, with a warning where the
+ * reply can still carry one.
  *
  * A native channel's reply carries the upstream's id, and an upstream may reuse one (a proxy, a
  * self-hosted server) that the gateway already keeps, for this account or another. Kept under it,
@@ -129,6 +132,10 @@ async function keep(
     return `response not stored: this turn is over the ${STORED_RESPONSE_LIMIT_BYTES / 1024} KiB a stored response may hold`;
   }
   try {
+    if (!(await state.roomFor(event.body.userId, Buffer.byteLength(text)))) {
+      log.warn('response not stored: the account is at its storage limit', { requestId: call.record.requestId });
+      return `response not stored: this account's stored responses are at their limit of ${state.accountLimitBytes / 1024 / 1024} MiB (STORED_RESPONSES_ACCOUNT_LIMIT_BYTES); delete some with DELETE /v1/responses/{id} or send store: false`;
+    }
     await state.record(JSON.parse(text) as StoredEvent);
     return null;
   } catch (error) {

@@ -31,7 +31,7 @@ import { estimatePromptTokens } from './estimate-usage.ts';
 import { refuseUnsuccessful } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import { queryOf } from './relay-handler.ts';
-import { continueStoredConversation } from './response-continuation.ts';
+import { continueWholeConversation } from './response-continuation.ts';
 
 const { keyOf, keyHint, errorBody, streamErrorFrame } = responsesEndpoint;
 
@@ -42,7 +42,7 @@ export const responsesCompactEndpoint: EndpointSpec = {
   keyOf,
   keyHint,
   providers: providersFor('responses.compact'),
-  prepare: continueStoredConversation,
+  prepare: continueWholeConversation,
   errorBody,
   streamErrorFrame,
 };
@@ -100,7 +100,7 @@ export const responsesInputTokensEndpoint: EndpointSpec = {
   keyOf,
   keyHint,
   providers: providersFor('responses'),
-  prepare: continueStoredConversation,
+  prepare: continueWholeConversation,
   unbilled: true,
   errorBody,
   streamErrorFrame,

@@ -59,7 +59,7 @@ export async function createClusterStores(
   const keys = new RedisKeys(settings.namespace);
   const lookups = new RedisLookups(redis, subscriber, keys);
   await lookups.start();
-  const writer = new RedisProjectionWriter(redis, keys);
+  const writer = new RedisProjectionWriter(redis, keys, settings.responseRetentionMs);
   const clickhouse = connectClickHouse(settings);
   await migrateClickHouse(clickhouse, settings.clickhouseDatabase);
 
@@ -73,7 +73,7 @@ export async function createClusterStores(
     // The projector is its own process here; its lag is the consumer group's lag in Kafka.
     backlog: async () => ({ outboxDepth: events.outboxDepth, projectorLagEvents: null }),
     usage: new ClickHouseUsageQueries(clickhouse, settings.clickhouseDatabase),
-    responses: new RedisResponses(redis, keys.prefix),
+    responses: new RedisResponses(redis, keys.prefix, settings.responseRetentionMs),
     sync: {
       // Write-through: the node that issued a command applies it to Redis itself, so every node can
       // read it before this returns (the projector applies the same events again, to no effect).
@@ -133,7 +133,7 @@ export async function startClusterProjector(
     kafka,
     topics,
     groupId: `${settings.namespace}projector`,
-    redisWriter: new RedisProjectionWriter(redis, new RedisKeys(settings.namespace)),
+    redisWriter: new RedisProjectionWriter(redis, new RedisKeys(settings.namespace), settings.responseRetentionMs),
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, settings.clickhouseDatabase),
     log,
     ...(settings.projectorWriteIntervalMs === undefined ? {} : { writeIntervalMs: settings.projectorWriteIntervalMs }),

@@ -68,7 +68,7 @@ export async function rebuildCluster(
     kafka,
     topics,
     groupId: `${settings.namespace}rebuild-${Date.now()}`,
-    redisWriter: new RedisProjectionWriter(redis, keys),
+    redisWriter: new RedisProjectionWriter(redis, keys, settings.responseRetentionMs),
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, database),
     onBatch(topic, partition, lastOffset, events, messages) {
       applied += events;

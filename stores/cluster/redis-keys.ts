@@ -11,6 +11,8 @@
  * - `applied:<requestId>`: marks a request's usage as counted (expires after a week)
  * - `claim:email:<email>` → the user id that claimed the email at registration (kept)
  * - `response:<id>`: a stored response or its tombstone, as JSON, expiring with it (redis-responses.ts)
+ * - `response-bytes:<userId>`: hash of the JSON bytes of an account's live stored responses by the day
+ *   they lapse on (redis-responses.ts)
  * - `lock:<scope>`: held while a command of that scope decides and appends (expires after 10 s)
  * - channel `changes`: `{collection, id, document?}` messages telling gateway nodes what changed
  */

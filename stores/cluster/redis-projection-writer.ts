@@ -67,10 +67,11 @@ export class RedisProjectionWriter {
   readonly #keys: RedisKeys;
   readonly #responses: RedisResponses;
 
-  constructor(redis: Redis, keys: RedisKeys) {
+  /** @param responseRetentionMs how long a stored response is kept (STORED_RESPONSES_RETENTION_DAYS) */
+  constructor(redis: Redis, keys: RedisKeys, responseRetentionMs?: number) {
     this.#redis = redis;
     this.#keys = keys;
-    this.#responses = new RedisResponses(redis, keys.prefix);
+    this.#responses = new RedisResponses(redis, keys.prefix, responseRetentionMs);
   }
 
   /** Applies events in order; returns the changes it published. */

@@ -12,7 +12,7 @@ import { MemoryLookups } from '../memory-lookups.ts';
 import type { TokenUsage } from '../ports.ts';
 import { openDatabase, type SqliteDatabase } from './database.ts';
 import { SqliteEventLog } from './event-log.ts';
-import { SqliteProjectionWriter } from './projection-writer.ts';
+import { type ProjectionOptions, SqliteProjectionWriter } from './projection-writer.ts';
 import { SqliteUsageQueries } from './usage-queries.ts';
 
 const BATCH = 1000;
@@ -53,10 +53,10 @@ export class EmbeddedEngine {
   readonly #lookups = new ReportingLookups();
   readonly #writer: SqliteProjectionWriter;
 
-  constructor(dataDirectory: string) {
+  constructor(dataDirectory: string, options: ProjectionOptions = {}) {
     this.database = openDatabase(dataDirectory);
     this.#events = new SqliteEventLog(this.database);
-    this.#writer = new SqliteProjectionWriter(this.database, this.#lookups);
+    this.#writer = new SqliteProjectionWriter(this.database, this.#lookups, options);
     this.usage = new SqliteUsageQueries(this.database);
   }
 
@@ -92,6 +92,18 @@ export class EmbeddedEngine {
   /** A stored response's document (tombstones included), null when none or lapsed. */
   storedResponse(responseId: string): unknown {
     return this.#writer.responses.find(responseId);
+  }
+
+  /** The JSON bytes of an account's live stored responses. */
+  storedResponseBytes(userId: string): number {
+    return this.#writer.responses.storedBytes(userId);
+  }
+
+  /** Forgets the stored responses lapsed by now, with no new response to do it, and reclaims their pages. */
+  purgeStoredResponses(): void {
+    const responses = this.#writer.responses;
+    this.database.transaction(() => responses.purge())();
+    responses.reclaim();
   }
 
   /** The lookup changes made by the projections since the last call. */

@@ -21,14 +21,16 @@ export interface EmbeddedStores extends Stores {
 export interface EmbeddedStoreOptions {
   /** the store worker thread's nice value on Linux (STORE_WORKER_NICE; 0 leaves it alone) */
   workerNice?: number;
+  /** how long a stored response is kept (STORED_RESPONSES_RETENTION_DAYS; default 30 days) */
+  responseRetentionMs?: number;
 }
 
 export async function createEmbeddedStores(
   dataDirectory: string,
-  { workerNice = 0 }: EmbeddedStoreOptions = {},
+  { workerNice = 0, responseRetentionMs }: EmbeddedStoreOptions = {},
 ): Promise<EmbeddedStores> {
   const lookups = new MemoryLookups();
-  const thread = new StoreThread(dataDirectory, lookups, workerNice);
+  const thread = new StoreThread(dataDirectory, lookups, workerNice, responseRetentionMs);
   await thread.start();
   const catchUp = () => thread.call<number>({ method: 'sync' });
   // Each batch crosses as the UTF-8 bytes of its JSON array, far cheaper than a structured clone of
@@ -62,6 +64,7 @@ export async function createEmbeddedStores(
     },
     responses: {
       find: (responseId) => thread.call({ method: 'storedResponse', responseId }),
+      storedBytes: (userId) => thread.call({ method: 'storedResponseBytes', userId }),
     },
     backlog: async () => ({
       outboxDepth: null,

@@ -16,6 +16,11 @@ import { SqliteUsageWriter } from './usage-writer.ts';
 
 const CHECKPOINT = 'embedded';
 
+export interface ProjectionOptions {
+  /** how long a stored response is kept (STORED_RESPONSES_RETENTION_DAYS; default 30 days) */
+  responseRetentionMs?: number;
+}
+
 export class SqliteProjectionWriter {
   readonly #database: SqliteDatabase;
   readonly #lookups: MemoryLookups;
@@ -26,12 +31,12 @@ export class SqliteProjectionWriter {
   readonly #readCheckpoint;
   readonly #readTokenUsage;
 
-  constructor(database: SqliteDatabase, lookups: MemoryLookups) {
+  constructor(database: SqliteDatabase, lookups: MemoryLookups, { responseRetentionMs }: ProjectionOptions = {}) {
     this.#database = database;
     this.#lookups = lookups;
     this.#usage = new SqliteUsageWriter(database);
     this.#spend = new SqliteSpendWriter(database);
-    this.responses = new SqliteResponseWriter(database);
+    this.responses = new SqliteResponseWriter(database, responseRetentionMs);
     this.#readCheckpoint = database.prepare('SELECT position FROM projection_checkpoint WHERE name = ?').pluck();
     this.#readTokenUsage = database.prepare('SELECT used_tokens, last_used_at FROM token_usage WHERE token_id = ?');
     const putDocument = database.prepare(
@@ -85,6 +90,7 @@ export class SqliteProjectionWriter {
   apply(batch: readonly PositionedEvent[]): void {
     if (batch.length === 0) return;
     const { documents, touchedTokens, spent } = this.#applyBatch(withUsageFacts(batch));
+    this.responses.reclaim();
     for (const { collection, id, body } of documents) this.#lookups.put(collection, id, body);
     for (const tokenId of touchedTokens) this.#lookups.putUsage(tokenId, this.#readUsage(tokenId));
     for (const [owner, counters] of spent) this.#lookups.putSpend(owner, counters);

@@ -6,12 +6,16 @@
 import { MemoryLookups } from '../memory-lookups.ts';
 import { openDatabase } from './database.ts';
 import { SqliteEventLog } from './event-log.ts';
-import { SqliteProjectionWriter } from './projection-writer.ts';
+import { type ProjectionOptions, SqliteProjectionWriter } from './projection-writer.ts';
 import { projectionSchema, projectionTables } from './schema.ts';
 
 const BATCH = 5000;
 
-export function rebuildEmbedded(dataDirectory: string, progress: (applied: number, total: number) => void): number {
+export function rebuildEmbedded(
+  dataDirectory: string,
+  progress: (applied: number, total: number) => void,
+  options: ProjectionOptions = {},
+): number {
   const database = openDatabase(dataDirectory);
   try {
     const events = new SqliteEventLog(database);
@@ -20,7 +24,7 @@ export function rebuildEmbedded(dataDirectory: string, progress: (applied: numbe
       for (const table of projectionTables) database.exec(`DROP TABLE IF EXISTS ${table}`);
       database.exec(projectionSchema);
     })();
-    const writer = new SqliteProjectionWriter(database, new MemoryLookups());
+    const writer = new SqliteProjectionWriter(database, new MemoryLookups(), options);
     let applied = 0;
     for (;;) {
       const batch = events.readAfter(writer.checkpoint(), BATCH);

@@ -72,11 +72,16 @@ CREATE TABLE IF NOT EXISTS spend (
   counters TEXT NOT NULL
 );
 -- Stored Responses by id (projector/read-models/responses), documents and tombstones, as JSON; rows
--- past expires_at (ms) are forgotten (response-writer.ts).
+-- past expires_at (ms) are forgotten (response-writer.ts). Each with its owner, its JSON bytes (0 for
+-- a tombstone: the account's storage limit counts the rest) and the log position of the event whose
+-- conversation goes when the row is deleted or lapses (owner, bytes, position added later: response-writer.ts).
 CREATE TABLE IF NOT EXISTS stored_responses (
   response_id TEXT PRIMARY KEY,
   body TEXT NOT NULL,
-  expires_at INTEGER NOT NULL
+  expires_at INTEGER NOT NULL,
+  user_id TEXT NOT NULL DEFAULT '',
+  bytes INTEGER NOT NULL DEFAULT 0,
+  log_position INTEGER
 );
 CREATE INDEX IF NOT EXISTS stored_responses_expiry ON stored_responses (expires_at);
 -- The projection migrations already applied to this file (see usage-migration.ts).

@@ -39,6 +39,7 @@ function applyChanges(lookups: MemoryLookups, changes: readonly LookupChange[]):
 export class StoreThread {
   readonly #dataDirectory: string;
   readonly #nice: number;
+  readonly #responseRetentionMs: number | undefined;
   readonly #lookups: MemoryLookups;
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   #worker: Worker | null = null;
@@ -50,9 +51,10 @@ export class StoreThread {
   #alive = false;
 
   /** @param nice the worker thread's nice value (0: the relay's own priority) */
-  constructor(dataDirectory: string, lookups: MemoryLookups, nice = 0) {
+  constructor(dataDirectory: string, lookups: MemoryLookups, nice = 0, responseRetentionMs?: number) {
     this.#dataDirectory = dataDirectory;
     this.#nice = nice;
+    this.#responseRetentionMs = responseRetentionMs;
     this.#lookups = lookups;
   }
 
@@ -70,7 +72,12 @@ export class StoreThread {
     // Else npm start's --max-semi-space-size for the relay overrides the limit below.
     letWorkersSizeTheirYoungGeneration();
     const worker = new Worker(WORKER_FILE, {
-      workerData: { dataDirectory: this.#dataDirectory, nice: this.#nice, entry: pathToFileURL(WORKER_ENTRY).href },
+      workerData: {
+        dataDirectory: this.#dataDirectory,
+        nice: this.#nice,
+        responseRetentionMs: this.#responseRetentionMs,
+        entry: pathToFileURL(WORKER_ENTRY).href,
+      },
       // A small young generation: the worker's garbage is short-lived rows and lines, and V8's default
       // (up to 48 MB here) only grew the gateway's resident memory without making the worker faster.
       resourceLimits: { maxYoungGenerationSizeMb: 4 },

@@ -14,7 +14,11 @@ import { type StoreRequest, serializeError, type WorkerMessage } from './worker-
 const port = parentPort!;
 const post = (message: WorkerMessage) => port.postMessage(message);
 
-const { dataDirectory, nice } = workerData as { dataDirectory: string; nice: number };
+const { dataDirectory, nice, responseRetentionMs } = workerData as {
+  dataDirectory: string;
+  nice: number;
+  responseRetentionMs?: number;
+};
 // Background work: the relay thread goes first (thread-priority.ts).
 lowerThreadPriority(nice);
 
@@ -27,7 +31,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 let engine: EmbeddedEngine;
 try {
-  engine = new EmbeddedEngine(dataDirectory);
+  engine = new EmbeddedEngine(dataDirectory, { responseRetentionMs });
   post({ type: 'changes', changes: engine.open() });
   post({ type: 'ready', threadId: currentThreadId() });
 } catch (error) {
@@ -99,6 +103,8 @@ async function handle(request: StoreRequest): Promise<unknown> {
       return engine.usage.channelUsage(request.sinceMs);
     case 'storedResponse':
       return engine.storedResponse(request.responseId);
+    case 'storedResponseBytes':
+      return engine.storedResponseBytes(request.userId);
     case 'lag':
       return engine.database.open ? engine.lag() : null;
     case 'close':
@@ -107,6 +113,20 @@ async function handle(request: StoreRequest): Promise<unknown> {
       return undefined;
   }
 }
+
+/**
+ * Stored responses lapse while nothing is stored as well: their rows and conversations go within this
+ * long of their lapse time (a new response also sweeps them).
+ */
+const PURGE_INTERVAL_MS = 10 * 60_000;
+setInterval(() => {
+  if (!engine.database.open) return;
+  try {
+    engine.purgeStoredResponses();
+  } catch (error) {
+    log.error('stored responses purge failed; will retry', { error: String(error) });
+  }
+}, PURGE_INTERVAL_MS).unref();
 
 port.on('message', (request: StoreRequest) => {
   handle(request).then(

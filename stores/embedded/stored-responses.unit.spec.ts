@@ -89,7 +89,7 @@ describe('embedded stored responses', () => {
         stored('resp_b'),
         newEvent('response.deleted', { responseId: 'resp_b', userId: 'u1' }),
       ];
-      const positioned = batch.map((event) => ({ event }));
+      const positioned = batch.map((event, index) => ({ position: index + 1, event }));
       writer.apply(positioned);
       const once = ids.map((id) => writer.find(id));
       writer.apply(positioned);

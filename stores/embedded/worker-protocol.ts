@@ -17,6 +17,7 @@ export type StoreCall =
   | { method: 'channelUsage'; sinceMs: number }
   | { method: 'lag' }
   | { method: 'storedResponse'; responseId: string }
+  | { method: 'storedResponseBytes'; userId: string }
   | { method: 'close' };
 
 export type StoreRequest = StoreCall & { id: number };

@@ -10,6 +10,10 @@
  *   and output items, then this turn's. A native channel gets no `previous_response_id` (the upstream
  *   does not know the id); a converted one keeps it in the body, which only the reply echoes.
  *
+ * A continuation whose previous turn was made natively may start with that turn alone
+ * (`continueFromLast`): the turns before it are read only for an attempt that expands them
+ * (`loadEarlierTurns`, awaited before the attempt is built), so the native path reads no chain.
+ *
  * Reasoning items carry a provider's signature or encrypted content, which only that provider
  * accepts: they go back to the channel that made them, or to any Anthropic channel for an Anthropic
  * signature (thinking signatures are checked by Anthropic, not by a key), and are left out elsewhere.
@@ -26,12 +30,53 @@ export interface EarlierTurn {
 }
 
 const chains = new WeakMap<object, readonly EarlierTurn[]>();
+/** bodies that hold their last turn only, with what reads the rest (once) */
+interface Loader {
+  load: () => Promise<readonly EarlierTurn[]>;
+  loading?: Promise<void>;
+  done?: boolean;
+}
+const loaders = new WeakMap<object, Loader>();
 const expansions = new WeakMap<object, Map<string, Record<string, unknown>>>();
 const expanded = new WeakSet<object>();
 
 /** Attaches the earlier turns (oldest first) to the client's body, for the attempts that follow. */
 export function continueFrom(body: Record<string, unknown>, turns: readonly EarlierTurn[]): void {
   chains.set(body, turns);
+}
+
+/**
+ * Attaches the previous turn alone; `load` reads every earlier turn (oldest first, the previous one
+ * last) when an attempt needs them expanded.
+ */
+export function continueFromLast(
+  body: Record<string, unknown>,
+  last: EarlierTurn,
+  load: () => Promise<readonly EarlierTurn[]>,
+): void {
+  chains.set(body, [last]);
+  loaders.set(body, { load });
+}
+
+/** Whether an attempt relays the body as sent: a native one on the channel that made the previous turn. */
+function keepsUpstream(input: RelayInput, native: boolean, turns: readonly EarlierTurn[]): boolean {
+  const previous = turns.at(-1)!;
+  return native && previous.native && previous.channelId === input.route.channel.channelId;
+}
+
+/**
+ * Before an attempt on `input.route`: reads the earlier turns if the attempt expands them and they
+ * were not read yet (the same read for every attempt that needs them).
+ */
+export function loadEarlierTurns(input: RelayInput, native: boolean): Promise<void> | null {
+  const loader = loaders.get(input.body);
+  const turns = chains.get(input.body);
+  if (!loader || !turns || keepsUpstream(input, native, turns)) return null;
+  loader.loading ??= loader.load().then((all) => {
+    chains.set(input.body, all);
+    loader.done = true;
+  });
+  return loader.loading;
 }
 
 /** True for a body whose earlier turns are already in its `input` (the request reader then accepts its id). */
@@ -106,9 +151,11 @@ function expand(input: RelayInput, turns: readonly EarlierTurn[], native: boolea
 export function continuedInput(input: RelayInput, native: boolean): RelayInput {
   const turns = chains.get(input.body);
   if (!turns || turns.length === 0) return input;
-  const previous = turns.at(-1)!;
   const channelId = input.route.channel.channelId;
-  if (native && previous.native && previous.channelId === channelId) return input;
+  if (keepsUpstream(input, native, turns)) return input;
+  const loader = loaders.get(input.body);
+  // Expanding the last turn alone would drop the rest of the conversation without a word.
+  if (loader && !loader.done) throw new Error('The earlier turns of previous_response_id were not read.');
   // One body per channel, the same object for every call of an attempt: converted-request.ts caches by it.
   let perChannel = expansions.get(input.body);
   if (!perChannel) {

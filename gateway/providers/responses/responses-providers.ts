@@ -82,15 +82,23 @@ function lazily(format: () => IngressFormat, kind: ChannelType): () => Provider 
   };
 }
 
+/** Whether a `/v1/responses` attempt on this route goes to the upstream's own Responses API, as `responsesOn` chooses. */
+export function relaysNatively(kind: ChannelType, input: RelayInput): boolean {
+  if (hasCompactionTrigger(input.body) && !compactsNatively(kind, input)) return false;
+  return nativeOn(kind, input);
+}
+
 /** `/v1/responses` on a channel of `kind`; `native` relays it as is where the channel serves the Responses API. */
 export function responsesOn(kind: ChannelType, native: Provider = openAIResponsesNative): Provider {
   const converted = lazily(() => responsesFormat, kind);
   const compacting = lazily(() => compactionTriggerFormat, kind);
   return choosing((input) => {
-    if (hasCompactionTrigger(input.body) && !compactsNatively(kind, input)) {
-      return { provider: compacting(), native: false };
+    if (!relaysNatively(kind, input)) {
+      return hasCompactionTrigger(input.body)
+        ? { provider: compacting(), native: false }
+        : { provider: converted(), native: false };
     }
-    return nativeOn(kind, input) ? { provider: native, native: true } : { provider: converted(), native: false };
+    return { provider: native, native: true };
   });
 }
 

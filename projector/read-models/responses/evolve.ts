@@ -4,8 +4,10 @@
  * later turn's `previous_response_id` rebuilds its conversation from. Pure and idempotent, and the
  * same in any order: an id is stored once (the first `response.stored` wins, so a second upstream
  * reply that reuses an id, or a replayed event, changes nothing) and a deletion leaves a tombstone
- * that a late or replayed `response.stored` does not bring back. Documents and tombstones lapse
- * `RETENTION_MS` after the response was stored, as OpenAI keeps responses for 30 days.
+ * that a late or replayed `response.stored` does not bring back. Documents and tombstones lapse a
+ * retention after the response was stored (STORED_RESPONSES_RETENTION_DAYS; by default `RETENTION_MS`,
+ * the 30 days OpenAI keeps responses for). The retention is a parameter of the projection, the same
+ * for every store that applies it, so a replay arrives at the same lapse times.
  */
 import type { EventOfType, GatewayEvent, ResponseStored } from '../../../contracts/events/index.ts';
 
@@ -32,9 +34,12 @@ export function documentIdOf(event: ResponseEvent): string {
   return event.body.responseId;
 }
 
-const lapse = (occurredAt: string) => Date.parse(occurredAt) + RETENTION_MS;
-
-export function evolve(document: StoredResponseDocument | null, event: ResponseEvent): StoredResponseDocument {
+export function evolve(
+  document: StoredResponseDocument | null,
+  event: ResponseEvent,
+  retentionMs = RETENTION_MS,
+): StoredResponseDocument {
+  const lapse = (occurredAt: string) => Date.parse(occurredAt) + retentionMs;
   if (event.type === 'response.stored') {
     if (document) return document;
     return { ...event.body, deleted: false, storedAt: event.occurredAt, expiresAtMs: lapse(event.occurredAt) };
@@ -67,4 +72,14 @@ export function evolve(document: StoredResponseDocument | null, event: ResponseE
 /** Visible to `userId` at `now`: stored by that account, not deleted, not lapsed. */
 export function visibleTo(document: StoredResponseDocument | null, userId: string, now: number): boolean {
   return document !== null && !document.deleted && document.userId === userId && document.expiresAtMs > now;
+}
+
+/**
+ * The `response.stored` body with the conversation taken out (items and settings), the rest as it
+ * was: what a log keeps of a turn once it is deleted or lapsed. Evolved, and then deleted, it makes
+ * the same tombstone as the whole body did, so a replay of the compacted log arrives at the same
+ * documents.
+ */
+export function withoutConversation(body: StoredResponseBody): StoredResponseBody {
+  return { ...body, inputItems: [], outputItems: [], settings: {} };
 }
