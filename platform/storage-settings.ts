@@ -2,7 +2,7 @@
  * @module platform/storage-settings
  * Where the events and projections live: the embedded data directory, or the cluster's servers. Every
  * role reads these from the environment the same way (the gateway's other settings are in
- * gateway/config/settings.ts); the README's configuration reference documents the variables.
+ * gateway/config/settings.ts); docs/operations.md, "Configuration", documents the variables.
  */
 import path from 'node:path';
 import { integer } from './read-integer.ts';

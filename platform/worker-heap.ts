@@ -3,9 +3,9 @@
  * Lets a worker thread's own `resourceLimits` decide its young generation.
  *
  * V8 reads `--max-semi-space-size` when it makes each isolate, and the flag wins over the limits Node
- * passes for a worker. `npm start` gives the relay thread a 16 MB semi-space (its largest single
- * throughput gain, docs/performance.md), so every worker got the same, whatever its `resourceLimits`
- * said: the store worker, meant to run in 4 MB, held about 28 MB more at the bench's 1,000 streams.
+ * passes for a worker. `npm start` gives the relay thread a 16 MB semi-space, so every worker got the
+ * same, whatever its `resourceLimits` said, and the store worker, meant to run in 4 MB, held tens of MB
+ * more (figures: docs/performance.md, "The store worker's young generation").
  */
 import v8 from 'node:v8';
 

@@ -140,7 +140,8 @@ export class ClusterProjector {
       // brings in the wait (8 MiB is about 8,000 requests' events) makes it a fetch every 250 ms
       // whatever the rate: with 256 KiB a busy node's traffic came in a dozen fetches a second, each
       // a batch per partition to parse and encode on its own, and the projector spent about a tenth
-      // more CPU a request (docs/performance.md, the twentieth round). A backlog fills every fetch at once.
+      // more CPU a request (docs/performance.md, "The projector's live fetches"). A backlog fills every
+      // fetch at once.
       minBytes: FETCH_MIN_BYTES,
       maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },

@@ -22,7 +22,8 @@ export interface EventPublisherOptions {
  * events), and an append hands several over side by side, never joined. Memory blocks over 128 KB (a
  * string in V8's heap, or a buffer from malloc under the start script's MALLOC_MMAP_THRESHOLD_) are
  * each mapped fresh and unmapped when freed, a page fault each time; batches this small, kept as bytes
- * (see EventLog.serialize), avoid that (figures: docs/performance.md, "What this round changed").
+ * (see EventLog.serialize), avoid that (figures: docs/performance.md, "Batches of at most 100 events,
+ * kept as bytes").
  */
 const SERIALIZED_BATCH = 100;
 

@@ -1,8 +1,8 @@
 /**
  * @module stores/cluster/clickhouse-latency-histogram
  * Latency histograms kept in the all-users rollups, so the data overview's 95th percentile over all
- * users reads a few thousand rollup rows instead of every raw request of the range (2.5 s at 10 million
- * requests). Buckets grow geometrically by 2%, so a percentile read from them is within 1% of the
+ * users reads a few thousand rollup rows instead of every raw request of the range (docs/performance.md,
+ * "The busiest user's overview"). Buckets grow geometrically by 2%, so a percentile read from them is within 1% of the
  * exact one, from 1 ms to hours. A histogram is two parallel arrays (bucket numbers, counts), summed
  * with `sumMap`, which ClickHouse 18.16 has.
  */

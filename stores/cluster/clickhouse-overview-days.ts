@@ -3,12 +3,11 @@
  * Splits an overview's range of hours into the whole UTC days inside it, which the daily all-users
  * rollups answer, and the hours at either end, which the hourly ones answer. 30 days of top keys read
  * about 12,000 daily rows (200 users, 2 keys each) instead of 288,000 hourly ones, and the latency
- * histogram 150 instead of 3,600 rows of arrays: under 100 ms at 10 million requests on a busy
- * machine, where the hourly tables took 300–430 ms.
+ * histogram 150 instead of 3,600 rows of arrays.
  *
- * The hours at the two ends are two selects, not one condition with OR: ClickHouse 18.16 read the
- * same 58,701 rows either way, but merged them for FINAL in one pass over both ranges, and the top
- * keys' query took 51 ms at the median against 30 (10 million requests, 20 runs each).
+ * The hours at the two ends are two selects, not one condition with OR: ClickHouse 18.16 reads the
+ * same rows either way, but merges them for FINAL in one pass over both ranges, which is slower.
+ * Figures: docs/performance.md, "The busiest user's overview".
  */
 import { perKeyMeasureNames } from '../../projector/read-models/usage/measures.ts';
 import { integerLiteral } from './clickhouse-sql.ts';

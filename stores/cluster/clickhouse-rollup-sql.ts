@@ -13,8 +13,8 @@
  *
  * Why minutes between the raw rows and the recent hours: recomputing a touched hour from the raw rows
  * read every request of that hour again at every write, so a live write's cost grew with the traffic
- * of the hour so far (600 requests took 300 ms in a fresh hour and 2.7 s with a million requests in
- * it, more than the second between writes). A touched minute is at most a minute of traffic, and an
+ * of the hour so far, until a write took longer than the second between writes (docs/performance.md,
+ * "Live writes from minute slots"). A touched minute is at most a minute of traffic, and an
  * hour is at most 60 slot rows per group. Old hours (a backlog, a late event) are summed from the raw
  * rows directly: their writes bring most of the hour at once, and a slot row per request would only
  * add a step (clickhouse-usage-writer.ts decides which hours are recent).

@@ -1,8 +1,9 @@
 /**
  * @module stores/cluster/clickhouse-usage-log-total
  * How many requests match a usage-log query, for its first page. Counting the raw rows
- * (`uniqExact(request_id)`, so that an unmerged duplicate counts once) grows with the whole range: at
- * 10 million requests the all-users count took 4.9 s while the page itself took milliseconds. So the
+ * (`uniqExact(request_id)`, so that an unmerged duplicate counts once) grows with the whole range, and
+ * took seconds while the page itself took milliseconds (docs/performance.md, "The usage log's first
+ * page"). So the
  * whole hours of the range are summed from the hourly rollups, which hold each request once (`calls`,
  * `errors`), and only the partial hours at its two ends (the current hour, when the range runs to now)
  * are counted from the raw rows. The rollups' model is the model asked for, as the log's model filter;

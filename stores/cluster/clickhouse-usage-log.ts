@@ -7,10 +7,10 @@
  *    wide columns are read only from the page's oldest time on;
  * 2. and 3. at once, the page's full rows from `requests` and `usage`, by request id within the
  *    page's time range; a duplicate is the same row twice, so no FINAL is needed.
- * At 10 million requests the old single query (FINAL over the whole range, twice) took 14 s for the
- * all-users first page. The first page's count of every match comes from the rollups
- * (clickhouse-usage-log-total.ts); with it and the recent-spans-first search below, that page takes
- * 250 ms where it took 4.6 s, the busiest user's 47 ms where it took 780.
+ * A single query with FINAL over the whole range reads every wide row of it, which at millions of
+ * requests takes seconds. The first page's count of every match comes from the rollups
+ * (clickhouse-usage-log-total.ts), and the keys are looked for in recent spans first (below); the
+ * figures are in docs/performance.md, "The usage log's first page".
  */
 import type { UsageLogEntry, UsageLogsPage, UsageLogsQuery } from '../../contracts/console-api.ts';
 import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';

@@ -1,10 +1,9 @@
 /**
  * @module stores/cluster/kafka-client
  * kafkajs, loaded with a native CRC-32C for the record batches it produces. kafkajs sums every batch in
- * JavaScript, a byte at a time: 0.4–0.8 ms of the relay thread for a 150 KB append, the largest part of
- * the pause a Kafka send makes in a cluster node's request handling (docs/performance.md, "A native
- * CRC-32C, and what the cluster node's c=1 tail is made of now"). `@node-rs/crc32` does the same sum
- * with the CPU's CRC instruction in about a twelfth of the time.
+ * JavaScript, a byte at a time, the largest part of the pause a Kafka send makes in a cluster node's
+ * request handling; `@node-rs/crc32` does the same sum with the CPU's CRC instruction (figures:
+ * docs/performance.md, "A native CRC-32C").
  *
  * kafkajs takes no checksum option: its record batch encoder requires `recordBatch/crc32C` once, when
  * kafkajs is loaded. So this module puts its own function in the CommonJS module cache under that

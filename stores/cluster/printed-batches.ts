@@ -3,8 +3,8 @@
  * The cluster node's events printed when the publisher cuts them (every few milliseconds, at most 100
  * events a batch: gateway/events/publisher.ts), and joined into Kafka messages as bytes when they are
  * appended (every 50 ms at most: kafka-event-log.ts). Printing a whole append's events at once
- * (kafka-messages.ts) held the relay thread for about 0.6 ms per append at c=1, twenty times a second,
- * and a request arriving meanwhile waited for it; printed in the flushes' small batches, no single
+ * (kafka-messages.ts) held the relay thread long enough, twenty times a second at c=1, that a request
+ * arriving meanwhile waited for it; printed in the flushes' small batches, no single
  * step holds it for long, and an append costs a join of buffers (docs/performance.md, "The cluster
  * node's appends printed ahead").
  *

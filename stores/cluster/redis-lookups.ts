@@ -120,7 +120,7 @@ export class RedisLookups extends MemoryLookups {
 
   /**
    * While Redis is unreachable a miss stays a miss: known keys keep working from memory, a key created
-   * on another node during the outage is refused until Redis answers (documented in the README).
+   * on another node during the outage is refused until Redis answers (documented in docs/operations.md, "Scale out").
    */
   async #tolerant(work: () => Promise<void>): Promise<void> {
     try {

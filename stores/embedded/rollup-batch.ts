@@ -65,8 +65,8 @@ export class RollupBatch {
    * The batch's changes by set of coordinates. A batch has few distinct coordinates and two changes
    * per request, so each change is added once, to its coordinates, and the coordinates are spread
    * over the rollup tables' rows once, at `flush`: adding each change to every table's row as it came
-   * cost the store worker about four times as much per request (docs/performance.md, the thirteenth
-   * round).
+   * cost the store worker about four times as much per request (docs/performance.md, "Rollups
+   * and spend summed per batch").
    */
   readonly #byCoordinates = new Map<string, CoordinatesDelta>();
 

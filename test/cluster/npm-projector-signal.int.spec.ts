@@ -1,7 +1,7 @@
 /**
- * `npm run projector` hands a signal sent to npm alone on to the projector (issue 21, item 13): it stops
+ * `npm run projector` hands a signal sent to npm alone on to the projector: it stops
  * as it would under `docker stop` with npm as PID 1, running its own shutdown (its log line, exit
- * status 0) and leaving no process behind. Before, npm and its `sh` ended and the projector went on
+ * status 0) and leaving no process behind. Otherwise npm and its `sh` would end and the projector go on
  * consuming, re-parented. The gateway scripts are checked the same way in test/faults/npm-signals.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';

@@ -116,7 +116,7 @@ describe.skipIf(services === null)('key usage in Redis', () => {
     const ttl = await redis.ttl(marker);
     expect(ttl).toBeGreaterThan(week - 60);
     expect(ttl).toBeLessThanOrEqual(week);
-    // The README's "about 150 bytes each": MEMORY USAGE of a marker with this prefix, which leaves
+    // docs/operations.md's "about 150 bytes each": MEMORY USAGE of a marker with this prefix, which leaves
     // out its entry in the expiry table (about 30 bytes more).
     const bytes = await redis.memoryUsage(marker);
     expect(bytes).toBeGreaterThan(60);

@@ -119,7 +119,7 @@ describe('the cost of each request', () => {
       else expect(event.body.price?.source).toBe('config');
     }
     expect(byModel).toEqual(expected);
-    // As stored: one event per request, the cost inside the request's own event (README, "Prices and cost").
+    // As stored: one event per request, the cost inside the request's own event (docs/api.md, "Prices and cost").
     const records = loggedRecords(harness.dataDirectory);
     expect(records.filter((event) => event.type === 'usage.recorded')).toEqual([]);
     const costs = records.flatMap((event) => (event.type === 'request.completed' && event.body.usage ? [event] : []));

@@ -1,5 +1,5 @@
 /**
- * The overview in the viewer's time zone (issue 27 item 1), through the console API on the embedded
+ * The overview in the viewer's time zone, through the console API on the embedded
  * store: a call at 01:23 in Shanghai on 26 November counts under the 26th there and under the 25th in
  * UTC; a zone with a half-hour offset is answered but said not to be exact; an unknown zone is a 400.
  */

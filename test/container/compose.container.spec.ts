@@ -1,5 +1,5 @@
 /**
- * The compose stack as README "Deployment" starts it on a machine without a registry:
+ * The compose stack as docs/operations.md, "Deployment", starts it on a machine without a registry:
  * docker-compose.local.yml (docker-compose.yml on the stand-ins, host networking), every port moved off
  * the defaults so that it runs beside other servers. Kafka, ClickHouse, Redis, the projector and two
  * gateway nodes come up healthy; a key made on one node works on the other; the overview counts the

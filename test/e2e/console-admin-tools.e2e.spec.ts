@@ -1,5 +1,5 @@
 /**
- * The console's smaller promises in Chromium (issue 27 items 3, 6 and 7): a refused input reads in the
+ * The console's smaller promises in Chromium: a refused input reads in the
  * page's language; a too-long key name is named, not cut; a key expiring in the past is warned about;
  * the tab title follows a language switch at once; the top keys show values and mark revoked keys; a
  * channel test that cannot reach its upstream says so in words, "Test all" tests every channel, each

@@ -1,5 +1,5 @@
 /**
- * The overview in the browser's time zone (issue 27 item 1), in Chromium with its zone set: a call at
+ * The overview in the browser's time zone, in Chromium with its zone set: a call at
  * 01:23 in Shanghai is shown under that Shanghai day, under the previous day in New York and in UTC,
  * and the page says which zone its days are in, with a switch to UTC; hourly labels over a week are dated.
  */

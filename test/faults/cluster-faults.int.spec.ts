@@ -337,7 +337,7 @@ describe.skipIf(services === null)('cluster faults on real Kafka, ClickHouse and
     processes.push(victim);
     outboxed = outboxed.filter(Boolean);
     const outboxIds = outboxed.map((request) => request.id);
-    // In flight at the kill: answered requests whose events may still have been in memory (README: a hard
+    // In flight at the kill: answered requests whose events may still have been in memory (docs/operations.md: a hard
     // crash can lose the last few milliseconds of a node's traffic events).
     const answered = load!.sent.filter((request) => request.ok).map((request) => request.id);
     // The outbox must come through in full; of the answered requests, those whose events were in memory

@@ -1,8 +1,8 @@
 /**
- * `npm start`, `npm run start:built` and `npm run gateway` hand a signal sent to npm on to the gateway
- * (issue 21, item 13): in a container npm is PID 1 and `docker stop` signals it alone. Before, npm and
- * its `sh` ended and `node` went on serving, re-parented, and never ran its graceful shutdown. Each case
- * signals npm's pid only, then expects every process under it gone, the port closed, and the gateway's
+ * `npm start`, `npm run start:built` and `npm run gateway` hand a signal sent to npm on to the gateway:
+ * in a container npm is PID 1 and `docker stop` signals it alone. Otherwise npm and its `sh` would end
+ * and `node` go on serving, re-parented, and never run its graceful shutdown. Each case signals npm's
+ * pid only, then expects every process under it gone, the port closed, and the gateway's
  * shutdown to have run to its end (its log line, exit status 0, the store closed: no SQLite WAL left).
  * `npm start` itself differs from `start:built` only by its build step (a check below keeps them so);
  * the console build takes a minute, so the process cases run the built bundle.

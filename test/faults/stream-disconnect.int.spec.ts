@@ -1,5 +1,5 @@
 /**
- * A client that leaves a stream while a fast upstream floods it (issue 21, item 1). The gateway runs
+ * A client that leaves a stream while a fast upstream floods it. The gateway runs
  * in its own process, so that a frozen event loop fails these tests instead of freezing them. For
  * both endpoints, both channel formats (same format and both conversions), several stream speeds,
  * client behaviours (stops reading, reads as fast as it can) and disconnect moments: `/healthz`

@@ -1,5 +1,5 @@
 /**
- * Hostile upstreams (issue 21, items 5 and 6), on both endpoints and both channel formats, streamed
+ * Hostile upstreams, on both endpoints and both channel formats, streamed
  * and not: replies and single SSE frames over the configured caps (answered 502, or an in-stream
  * error once the stream started, with the upstream call ended early and the memory given back),
  * redirects, compressed replies and bodies that are not event streams (answered with a clear error,

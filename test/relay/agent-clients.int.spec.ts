@@ -1,5 +1,5 @@
 /**
- * Agent clients (issue 25 §4): a Claude Code-style session through the gateway with the official
+ * Agent clients: a Claude Code-style session through the gateway with the official
  * `@anthropic-ai/sdk`, called as Claude Code calls it (`beta.messages.stream` with betas, and
  * `beta.messages.countTokens` between turns). On an Anthropic channel the betas reach the upstream,
  * every `cache_control` and thinking signature is sent on unchanged, the cache usage is reported to the

@@ -1,5 +1,5 @@
 /**
- * Clients that hold sockets without using them (issue 21, item 2): a body or headers sent a byte at a
+ * Clients that hold sockets without using them: a body or headers sent a byte at a
  * time, idle keep-alive sockets, and more sockets from one address than it may have. Each case runs a
  * real gateway with small limits and talks raw TCP, so that nothing on the client side times out first.
  * 127.0.0.1 and 127.0.0.2 are both loopback on Linux: a socket bound to each is a distinct client address.

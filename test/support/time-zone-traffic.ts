@@ -1,6 +1,6 @@
 /**
  * @module test/support/time-zone-traffic
- * The time-zone case of issue 27: one call at 01:23 in Shanghai on 26 November (17:23 UTC on the
+ * The time-zone case: one call at 01:23 in Shanghai on 26 November (17:23 UTC on the
  * 25th), another at 12:00 UTC on the 26th, for a given user and key.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';

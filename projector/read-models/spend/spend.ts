@@ -48,7 +48,8 @@ type ResettingPeriod = (typeof resettingPeriods)[number];
 /**
  * The names of the periods holding the last day asked for, kept because nearly every call asks for
  * today: each cost a projection batch folds in, each budget check. Printing the dates afresh for each
- * call was a sixth of the store worker's time under load (docs/performance.md, the thirteenth round).
+ * call was a sixth of the store worker's time under load (docs/performance.md, "Rollups and spend
+ * summed per batch").
  */
 let rememberedDay = Number.NaN;
 let rememberedStarts: Record<ResettingPeriod, string> = { daily: '', weekly: '', monthly: '' };
