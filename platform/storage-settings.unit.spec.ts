@@ -23,6 +23,7 @@ describe('readStorageSettings', () => {
       trafficRetentionHours: 168,
       usageRetentionMonths: 13,
       projectorWriteIntervalMs: 1000,
+      projectorSessionTimeoutMs: 10_000,
       responseRetentionMs: 30 * 86_400_000,
     });
     expect(
@@ -36,6 +37,15 @@ describe('readStorageSettings', () => {
     );
     expect(() => readStorageSettings({ ...servers, TRAFFIC_RETENTION_HOURS: '1.5' })).toThrow(
       /TRAFFIC_RETENTION_HOURS/,
+    );
+  });
+
+  it('takes the projector session timeout from PROJECTOR_SESSION_TIMEOUT_MS, three heartbeats at least', () => {
+    expect(
+      readStorageSettings({ ...servers, PROJECTOR_SESSION_TIMEOUT_MS: '3000' }).cluster?.projectorSessionTimeoutMs,
+    ).toBe(3_000);
+    expect(() => readStorageSettings({ ...servers, PROJECTOR_SESSION_TIMEOUT_MS: '2999' })).toThrow(
+      /PROJECTOR_SESSION_TIMEOUT_MS must be at least 3000/,
     );
   });
 
