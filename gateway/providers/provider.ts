@@ -50,6 +50,18 @@ export interface RelayInput {
    * ''. A channel of the client's own format receives it as sent; a converted one never sees it.
    */
   clientQuery?: string;
+  /**
+   * The client's body as sent (`text`) and the object it parsed to (`body`). While `input.body` is that
+   * very object, a builder of the client's own format sends the text on with only the members it must
+   * change written in place (json-members.ts, clientTextOf); a converted or expanded body is another
+   * object, and is serialised.
+   */
+  client?: { body: Record<string, unknown>; text: string };
+}
+
+/** The client's own text for `input.body`, when the body is still exactly what that text parsed to. */
+export function clientTextOf(input: RelayInput): string | undefined {
+  return input.client !== undefined && input.client.body === input.body ? input.client.text : undefined;
 }
 
 export interface BuiltRequest {

@@ -62,6 +62,11 @@ function tooLarge(limitBytes: number): GatewayError {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function parseJsonObject(body: Buffer): Record<string, unknown> {
+  return parseJsonRequest(body).body;
+}
+
+/** The body parsed, and the text it was parsed from (a same-format relay sends that text on). */
+export function parseJsonRequest(body: Buffer): { body: Record<string, unknown>; text: string } {
   if (body.length === 0) throw new GatewayError('invalid_request', 'Request body is empty; send a JSON object.');
   let text: string;
   try {
@@ -93,5 +98,5 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
       );
     }
   }
-  return parsed as Record<string, unknown>;
+  return { body: parsed as Record<string, unknown>, text };
 }

@@ -24,6 +24,8 @@ export interface RelayCall {
   signal: ClientAbort;
   /** the ledger holds to settle before the answer's last byte (request-holds.ts) */
   holds?: RequestHolds;
+  /** the body as the client sent it, and the object it parsed to (see RelayInput.clientText) */
+  client?: { body: Record<string, unknown>; text: string };
 }
 
 /** One attempt's status and time, kept in the record's retry chain. */

@@ -30,7 +30,7 @@ import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError, UpstreamCallError } from './errors.ts';
 import { internalError, isUpstreamFailure } from './failure-origin.ts';
 import { reserveQuota, type TokenEstimate, tokenEstimate } from './quota.ts';
-import { checkContentType, parseJsonObject, readBody } from './read-body.ts';
+import { checkContentType, parseJsonRequest, readBody } from './read-body.ts';
 import { relayBuffered } from './relay-buffered.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import { relayStreamed } from './relay-streamed.ts';
@@ -111,7 +111,7 @@ export async function handleRelay(
     if (held) await held;
     checkContentType(request);
     const raw = await readBody(request, dependencies.bodyLimitBytes);
-    const body = parseJsonObject(raw);
+    const { body, text } = parseJsonRequest(raw);
     const target = endpoint.target?.(request.url ?? '');
     if (target) {
       record.modelRequested = target.model;
@@ -153,7 +153,16 @@ export async function handleRelay(
     if (dependencies.quotas && dependencies.prices && hasBudget(token, dependencies.lookups)) {
       holds.budgets = await holdBudgets(dependencies, endpoint, token, resolved.model, estimate, record.requestId);
     }
-    const call: RelayCall = { endpoint, request, response, record, dependencies, signal: abort, holds };
+    const call: RelayCall = {
+      endpoint,
+      request,
+      response,
+      record,
+      dependencies,
+      signal: abort,
+      holds,
+      client: { body, text },
+    };
     await relayToUpstream(call, resolved);
   } catch (error) {
     if (error instanceof KeyRefusedError) {
@@ -290,6 +299,7 @@ async function relayOnce(
     stream: record.stream,
     clientHeaders: request.headers,
     clientQuery: queryOf(request.url),
+    ...(call.client ? { client: call.client } : {}),
   };
   const waited = endpoint.beforeAttempt?.(input);
   if (waited) await waited;

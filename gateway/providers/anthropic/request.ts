@@ -7,7 +7,8 @@
  * Anthropic requires, gets the documented default when absent.
  */
 import { DEFAULT_MAX_TOKENS } from '../../../contracts/anthropic/messages-request.ts';
-import type { BuiltRequest, RelayInput } from '../provider.ts';
+import { withMembers } from '../json-members.ts';
+import { type BuiltRequest, clientTextOf, type RelayInput } from '../provider.ts';
 
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
@@ -15,12 +16,13 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-export function buildAnthropicRequest({ route, body, stream, clientHeaders, clientQuery }: RelayInput): BuiltRequest {
-  const upstreamBody = {
-    ...body,
-    model: route.upstreamModel,
-    max_tokens: body['max_tokens'] ?? DEFAULT_MAX_TOKENS,
-  };
+export function buildAnthropicRequest(input: RelayInput): BuiltRequest {
+  const { route, body, stream, clientHeaders, clientQuery } = input;
+  const clientText = clientTextOf(input);
+  // What differs from the client's body: the channel's model name, and a max_tokens where none was sent.
+  const changed: Record<string, unknown> = {};
+  if (body['model'] !== route.upstreamModel) changed['model'] = route.upstreamModel;
+  if (body['max_tokens'] === undefined) changed['max_tokens'] = DEFAULT_MAX_TOKENS;
   const headers: Record<string, string> = {
     'x-api-key': route.channel.apiKey,
     'anthropic-version': header(clientHeaders['anthropic-version']) ?? DEFAULT_ANTHROPIC_VERSION,
@@ -33,7 +35,7 @@ export function buildAnthropicRequest({ route, body, stream, clientHeaders, clie
     upstream: {
       url: `${route.channel.baseUrl}/v1/messages${clientQuery ?? ''}`,
       headers,
-      body: JSON.stringify(upstreamBody),
+      body: clientText === undefined ? JSON.stringify({ ...body, ...changed }) : withMembers(clientText, changed),
     },
     hideUsageChunk: false,
   };

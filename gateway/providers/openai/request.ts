@@ -4,15 +4,20 @@
  * (`https://api.openai.com/v1`). Streams always ask for `stream_options.include_usage` so the gateway
  * counts exact tokens; the usage chunk is hidden from clients that did not ask for it.
  */
-import type { BuiltRequest, RelayInput } from '../provider.ts';
+import { withMembers } from '../json-members.ts';
+import { type BuiltRequest, clientTextOf, type RelayInput } from '../provider.ts';
 
-export function buildOpenAIRequest({ route, body, stream, clientQuery }: RelayInput): BuiltRequest {
-  const upstreamBody: Record<string, unknown> = { ...body, model: route.upstreamModel };
+export function buildOpenAIRequest(input: RelayInput): BuiltRequest {
+  const { route, body, stream, clientQuery } = input;
+  const clientText = clientTextOf(input);
+  // What differs from the client's body: the channel's model name, and on a stream the usage chunk.
+  const changed: Record<string, unknown> = {};
+  if (body['model'] !== route.upstreamModel) changed['model'] = route.upstreamModel;
   let hideUsageChunk = false;
   if (stream) {
     const streamOptions = (body['stream_options'] ?? {}) as Record<string, unknown>;
     hideUsageChunk = streamOptions['include_usage'] !== true;
-    upstreamBody['stream_options'] = { ...streamOptions, include_usage: true };
+    if (hideUsageChunk) changed['stream_options'] = { ...streamOptions, include_usage: true };
   }
   return {
     upstream: {
@@ -22,7 +27,7 @@ export function buildOpenAIRequest({ route, body, stream, clientQuery }: RelayIn
         'content-type': 'application/json',
         accept: stream ? 'text/event-stream' : 'application/json',
       },
-      body: JSON.stringify(upstreamBody),
+      body: clientText === undefined ? JSON.stringify({ ...body, ...changed }) : withMembers(clientText, changed),
     },
     hideUsageChunk,
   };
