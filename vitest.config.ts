@@ -10,7 +10,8 @@ import { defineConfig } from 'vitest/config';
  * - cluster: suites that share the real Kafka, ClickHouse and Redis servers. Some stop a server on
  *   purpose (outage tests), so its files run one at a time;
  * - container: the project's image and the compose stack (scripts/images build first; .ci/run);
- * - clients: Claude Code, Codex and the Gemini CLI, installed from npm, run against the gateway
+ * - clients: Claude Code, Codex and the Gemini CLI, and the AI SDK, LangChain JS, pydantic-ai, litellm
+ *   and langchain-openai, installed from npm and PyPI into a cache, run against the gateway
  *   (test/clients/, docs/clients.md).
  */
 const sharedServerSuites = [
@@ -97,7 +98,7 @@ export default defineConfig({
         test: {
           name: 'clients',
           include: clientSuites,
-          // Installs Claude Code, Codex and the Gemini CLI from npm into a cache, once per run.
+          // Installs the agent CLIs and the SDKs into a cache (npm, a venv), once per run.
           globalSetup: ['test/clients/clients-global-setup.ts'],
           ...shared,
           // A cell is a real client's whole run (start, one or two model turns, a tool); the clients of

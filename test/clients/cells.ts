@@ -1,12 +1,12 @@
 /**
  * The matrix's cells (a client, a channel kind, a check) and how one is judged: the client exited 0
- * and printed the expected text; for the tool loop the upstream also called the client's read-file
+ * and printed the expected text; the gateway served it on the endpoint of the client's format; for the tool loop the upstream also called the client's read-file
  * tool and then saw the file's content come back; and the usage the gateway recorded for the cell's
  * key is, request by request, what the upstream reported.
  */
 import type { UsageRecorded } from '../../contracts/events/index.ts';
 import { finalText, plainText, type UpstreamTurn } from './agent-upstream/agent-upstream.ts';
-import type { ClientName } from './client-definitions.ts';
+import type { ClientFormat, ClientName } from './client-definitions.ts';
 import type { ChannelKind } from './client-gateway.ts';
 import type { ClientRun } from './run-client.ts';
 
@@ -54,10 +54,27 @@ export interface CellEvidence {
   run: ClientRun;
   turns: UpstreamTurn[];
   usage: UsageRecorded['body'][];
+  format: ClientFormat;
+  /** the gateway's endpoints of the cell's requests (`request.completed`) */
+  endpoints: string[];
 }
 
+/** The endpoint a format's generating requests reach; token counts and compactions are apart. */
+const formatEndpoint: Record<ClientFormat, string> = {
+  anthropic: 'messages',
+  'openai-responses': 'responses',
+  openai: 'chat.completions',
+  gemini: 'gemini.generateContent',
+};
+const sideEndpoints = new Set([
+  'messages.count_tokens',
+  'gemini.countTokens',
+  'responses.input_tokens',
+  'responses.compact',
+]);
+
 /** The first thing that is wrong with a cell's run, or undefined when it passed. */
-export function judge({ id, check, secret, run, turns, usage }: CellEvidence): string | undefined {
+export function judge({ id, check, secret, run, turns, usage, format, endpoints }: CellEvidence): string | undefined {
   if (run.timedOut) return `timed out after ${run.seconds} s; ${lastLine(run.stderr || run.stdout)}`;
   if (run.exitCode !== 0) return `exit ${run.exitCode}: ${lastLine(run.stderr || run.stdout)}`;
   if (check === 'tool') {
@@ -70,6 +87,10 @@ export function judge({ id, check, secret, run, turns, usage }: CellEvidence): s
   }
   const expected = check === 'text' ? plainText(id) : finalText(secret);
   if (!run.stdout.includes(expected)) return `printed no "${expected}": ${lastLine(run.stdout)}`;
+  const spoken = [...new Set(endpoints.filter((endpoint) => !sideEndpoints.has(endpoint)))];
+  if (spoken.length !== 1 || spoken[0] !== formatEndpoint[format]) {
+    return `spoke ${spoken.join(', ') || 'nothing'} to the gateway, not ${formatEndpoint[format]}`;
+  }
   const generated = turns.filter((turn) => turn.answered !== 'count');
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   const reported = {

@@ -1,14 +1,42 @@
 /**
- * The agent clients the compatibility suite runs, each as a user would point it at the gateway: its
- * npm package and pinned version, the models it asks for by default (the gateway's channels must
- * list them), the read-file tool its default toolset offers, and how to run it headless in a home of
- * its own. When a newer version changes its default model, add the new name to `models`.
+ * The clients the compatibility suite runs, each as a user would point it at the gateway. The agent
+ * CLIs: their npm package and pinned version, the models they ask for by default (the gateway's
+ * channels must list them), the read-file tool their default toolset offers, and how to run them
+ * headless in a home of their own (when a newer version changes its default model, add the new name to
+ * `models`). The SDKs (sdk-definitions.ts) are rows of the same shape, run as a small script each.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OfferedTool } from './agent-upstream/read-request.ts';
 
-export type ClientName = 'claude-code' | 'codex' | 'gemini-cli';
+export type ClientName =
+  | 'claude-code'
+  | 'codex'
+  | 'gemini-cli'
+  | 'ai-sdk-openai'
+  | 'ai-sdk-anthropic'
+  | 'ai-sdk-google'
+  | 'langchain-js-openai'
+  | 'langchain-js-anthropic'
+  | 'pydantic-ai'
+  | 'litellm'
+  | 'langchain-python-openai';
+
+/** The wire format a client speaks to the gateway: the channel kind that serves it without conversion. */
+export type ClientFormat = 'anthropic' | 'openai-responses' | 'openai' | 'gemini';
+
+/** An SDK's install: packages of one registry, pinned, in one cache directory with its runner scripts. */
+export interface SdkInstall {
+  runtime: 'node' | 'python';
+  /** the cache directory's name, shared by the SDKs installed together */
+  group: string;
+  /** every package of the group, name to pinned version */
+  packages: Record<string, string>;
+  /** the script (in test/clients/sdk-scripts/) this client runs */
+  script: string;
+  /** the group's packages this client uses, for its row */
+  uses: string[];
+}
 
 export interface RunContext {
   gatewayUrl: string;
@@ -18,10 +46,17 @@ export interface RunContext {
   /** the directory the client runs in, holding the file to read */
   workDirectory: string;
   prompt: string;
+  /** the cell's check: an SDK's script offers its tool only for the tool loop */
+  check: 'text' | 'tool';
 }
 
 export interface ClientDefinition {
   name: ClientName;
+  /** the row's name in the matrix */
+  title: string;
+  format: ClientFormat;
+  /** an SDK, installed and run as a script; a CLI otherwise */
+  sdk?: SdkInstall;
   packageName: string;
   pinned: string;
   /** the executable in node_modules/.bin */
@@ -34,7 +69,7 @@ export interface ClientDefinition {
 }
 
 /** Environment every run starts from: no proxies or keys of the machine's, no colours, no updates. */
-function baseEnvironment(home: string): Record<string, string> {
+export function baseEnvironment(home: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -48,6 +83,8 @@ function baseEnvironment(home: string): Record<string, string> {
 
 const claudeCode: ClientDefinition = {
   name: 'claude-code',
+  title: 'Claude Code',
+  format: 'anthropic',
   packageName: '@anthropic-ai/claude-code',
   pinned: '2.1.332',
   bin: 'claude',
@@ -73,6 +110,8 @@ const codexReadScript = (file: string) =>
 
 const codex: ClientDefinition = {
   name: 'codex',
+  title: 'Codex',
+  format: 'openai-responses',
   packageName: '@openai/codex',
   pinned: '0.171.0',
   bin: 'codex',
@@ -114,6 +153,8 @@ const codex: ClientDefinition = {
 
 const geminiCli: ClientDefinition = {
   name: 'gemini-cli',
+  title: 'Gemini CLI',
+  format: 'gemini',
   packageName: '@google/gemini-cli',
   pinned: '0.61.0',
   bin: 'gemini',
@@ -147,4 +188,4 @@ const geminiCli: ClientDefinition = {
   },
 };
 
-export const clients: ClientDefinition[] = [claudeCode, codex, geminiCli];
+export const agentClients: ClientDefinition[] = [claudeCode, codex, geminiCli];

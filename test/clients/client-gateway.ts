@@ -7,7 +7,7 @@
 import { ConsoleClient } from '../support/console-client.ts';
 import { type Harness, startHarness } from '../support/gateway-harness.ts';
 import type { AgentUpstream } from './agent-upstream/agent-upstream.ts';
-import { clients } from './client-definitions.ts';
+import { clients } from './client-list.ts';
 
 /** The matrix's columns: each channel kind, and an OpenAI channel serving the Responses API itself. */
 export const channelKinds = ['anthropic', 'openai-responses', 'openai', 'gemini', 'bedrock', 'azure'] as const;

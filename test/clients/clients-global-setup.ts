@@ -1,6 +1,6 @@
 /**
- * Installs the agent clients once per run, before any test file starts, and hands their paths to the
- * suite. Without the clients the suite fails: a compatibility matrix that skips itself would report
+ * Installs the clients (the agent CLIs and the SDKs) once per run, before any test file starts, and
+ * hands their paths to the suite. Without the clients the suite fails: a compatibility matrix that skips itself would report
  * nothing while looking green. `CLIENTS_SUITE_MAY_SKIP=1` (a laptop offline) turns that into a loud skip.
  */
 import type { TestProject } from 'vitest/node';
@@ -18,7 +18,7 @@ export default async function setup(project: TestProject): Promise<void> {
   try {
     project.provide('clientInstalls', { installed: await installClients() });
   } catch (error) {
-    const reason = `the agent clients could not be installed from npm: ${String(error)}`;
+    const reason = `the clients could not be installed from npm or PyPI: ${String(error)}`;
     if (process.env.CLIENTS_SUITE_MAY_SKIP !== '1') {
       throw new Error(
         `${reason}\n(set CLIENTS_SUITE_MAY_SKIP=1 to skip the clients suite on a machine without the registry)`,

@@ -1,8 +1,10 @@
 /**
  * The clients are the test clients: Claude Code, Codex and the Gemini CLI, installed from npm at
- * pinned versions (install-clients.ts), run headless with their default models and tools against one
- * gateway in front of the agent upstream, on a channel of each kind in turn. Each client answers a
- * plain prompt, and reads a file with its own tool in a tool loop. The results are written as the
+ * pinned versions (install-clients.ts), run headless with their default models and tools, and the
+ * SDKs teams build on (sdk-definitions.ts: the AI SDK, LangChain JS, pydantic-ai, litellm,
+ * langchain-openai), each run as a small script, against one gateway in front of the agent upstream,
+ * on a channel of each kind in turn. Each client answers a plain prompt, and reads a file with its own
+ * tool (a CLI's read-file tool, an SDK script's local `read_file`) in a tool loop. The results are written as the
  * matrix of docs/clients.md (matrix-doc.ts).
  *
  * A cell that fails for a reason the gateway cannot fix is listed in known-failures.ts: its test then
@@ -16,8 +18,8 @@ import type { UsageRecorded } from '../../contracts/events/index.ts';
 import { loggedEvents } from '../support/logged-events.ts';
 import { type AgentUpstream, startAgentUpstream } from './agent-upstream/agent-upstream.ts';
 import { type CellResult, type Check, cellId, checks, judge, promptOf } from './cells.ts';
-import { clients } from './client-definitions.ts';
 import { type ChannelKind, type ClientGateway, channelKinds, startClientGateway } from './client-gateway.ts';
+import { clients } from './client-list.ts';
 import { knownFailure } from './known-failures.ts';
 import { writeMatrix } from './matrix-doc.ts';
 import { newRunDirectories, runClient } from './run-client.ts';
@@ -42,11 +44,18 @@ afterAll(async () => {
   if (results.length === clients.length * channelKinds.length * checks.length) writeMatrix(results);
 });
 
-async function recordedUsage(tokenId: string): Promise<UsageRecorded['body'][]> {
+/** What the gateway recorded for a key: its usage, and the endpoint of each of its requests. */
+async function recorded(tokenId: string): Promise<{ usage: UsageRecorded['body'][]; endpoints: string[] }> {
   await gateway.harness.runtime.publisher.flush();
-  return loggedEvents(gateway.harness.dataDirectory)
-    .filter((event): event is UsageRecorded => event.type === 'usage.recorded' && event.body.tokenId === tokenId)
-    .map((event) => event.body);
+  const events = loggedEvents(gateway.harness.dataDirectory);
+  return {
+    usage: events
+      .filter((event): event is UsageRecorded => event.type === 'usage.recorded' && event.body.tokenId === tokenId)
+      .map((event) => event.body),
+    endpoints: events.flatMap((event) =>
+      event.type === 'request.completed' && event.body.tokenId === tokenId ? [event.body.endpoint] : [],
+    ),
+  };
 }
 
 async function runCell(clientIndex: number, kind: ChannelKind, check: Check): Promise<CellResult> {
@@ -68,10 +77,12 @@ async function runCell(clientIndex: number, kind: ChannelKind, check: Check): Pr
   const run = await runClient(
     client,
     install.bin,
-    { gatewayUrl: gateway.harness.baseUrl, key, home, workDirectory, prompt: promptOf(id, check) },
+    install.leadingArgs,
+    { gatewayUrl: gateway.harness.baseUrl, key, home, workDirectory, prompt: promptOf(id, check), check },
     RUN_TIMEOUT_MS,
   );
-  const reason = judge({ id, check, secret, run, turns: upstream.turns(id), usage: await recordedUsage(tokenId) });
+  const { usage, endpoints } = await recorded(tokenId);
+  const reason = judge({ id, check, secret, run, turns: upstream.turns(id), usage, format: client.format, endpoints });
   rmSync(root, { recursive: true, force: true });
   if (reason && process.env.CLIENTS_VERBOSE)
     console.log(id, reason, '\n', run.stdout.slice(-2000), run.stderr.slice(-2000));

@@ -6,8 +6,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CellResult } from './cells.ts';
-import { type ClientName, clients } from './client-definitions.ts';
 import { channelKinds } from './client-gateway.ts';
+import { clients } from './client-list.ts';
 import { wantsLatest } from './install-clients.ts';
 import { knownFailure } from './known-failures.ts';
 
@@ -15,11 +15,6 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const START = '<!-- clients-matrix:start -->';
 const END = '<!-- clients-matrix:end -->';
 
-const clientTitles: Record<ClientName, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-};
 const kindTitles: Record<string, string> = {
   anthropic: 'anthropic',
   'openai-responses': 'openai, `responses_api`',
@@ -28,10 +23,11 @@ const kindTitles: Record<string, string> = {
   bedrock: 'bedrock',
   azure: 'azure',
 };
-const nativeKind: Record<ClientName, string> = {
-  'claude-code': 'anthropic',
-  codex: 'openai-responses',
-  'gemini-cli': 'gemini',
+const formatTitles: Record<string, string> = {
+  anthropic: 'Messages',
+  'openai-responses': 'Responses',
+  openai: 'Chat Completions',
+  gemini: 'Gemini',
 };
 
 export function matrixSection(results: CellResult[]): string {
@@ -43,23 +39,24 @@ export function matrixSection(results: CellResult[]): string {
           (entry) => entry.client === client.name && entry.kind === kind && entry.check === check,
         );
         if (!result) return 'not run';
-        const native = nativeKind[client.name] === kind ? ' (native)' : '';
+        const native = client.format === kind ? ' (native)' : '';
         if (result.passed) return `pass${native}`;
         const known = knownFailure(client.name, kind, check);
         reasons.push(
-          `${clientTitles[client.name]}, ${check}, ${kindTitles[kind]}: ${known ? `${known}. ` : ''}${result.reason ?? ''}`,
+          `${client.title}, ${check}, ${kindTitles[kind]}: ${known ? `${known}. ` : ''}${result.reason ?? ''}`,
         );
         return `**fail** [${reasons.length}]${native}`;
       });
       const version = results.find((entry) => entry.client === client.name)?.version ?? '';
       const what = check === 'text' ? 'plain prompt' : 'tool loop (reads a file)';
-      return `| ${clientTitles[client.name]} ${version} | ${what} | ${cells.join(' | ')} |`;
+      const name = client.sdk ? `${client.title} (${version})` : `${client.title} ${version}`;
+      return `| ${name} | ${formatTitles[client.format]} | ${what} | ${cells.join(' | ')} |`;
     }),
   );
   return [
     START,
-    `| client | check | ${channelKinds.map((kind) => kindTitles[kind]).join(' | ')} |`,
-    `|---|---|${channelKinds.map(() => '---').join('|')}|`,
+    `| client | format | check | ${channelKinds.map((kind) => kindTitles[kind]).join(' | ')} |`,
+    `|---|---|---|${channelKinds.map(() => '---').join('|')}|`,
     ...rows,
     '',
     ...(reasons.length > 0

@@ -1,5 +1,5 @@
 /**
- * Runs one client headless, in a home and a work directory of its own, and captures what it did: exit
+ * Runs one client (an agent CLI, or an SDK's script) headless, in a home and a work directory of its own, and captures what it did: exit
  * code, output and time. A run past its time is killed with its whole process group (the clients start
  * helpers of their own) and reported as timed out.
  */
@@ -25,13 +25,14 @@ export function newRunDirectories(): { root: string; home: string; workDirectory
 export function runClient(
   client: ClientDefinition,
   bin: string,
+  leadingArgs: string[],
   context: RunContext,
   timeoutMs: number,
 ): Promise<ClientRun> {
   const { args, env } = client.command(context);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(bin, args, {
+    const child = spawn(bin, [...leadingArgs, ...args], {
       cwd: context.workDirectory,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
