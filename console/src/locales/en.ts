@@ -81,7 +81,8 @@ export const en = {
     quotaLabel: 'Token quota (optional)',
     quotaHint: 'Total tokens this key may use; empty is unlimited.',
     modelsLabel: 'Allowed models (optional)',
-    modelsHint: 'Comma-separated model names; empty allows every model.',
+    noModelsServed: 'No channel serves a model yet: the key may use every model.',
+    nameTaken: 'Another key is already named “{name}”: a different name tells them apart in the list and the log.',
     ipAllowlistLabel: 'Allowed IP addresses (optional)',
     ipAllowlistHint:
       'Addresses or CIDR ranges, comma-separated, e.g. 203.0.113.7, 10.0.0.0/8; empty allows any address.',

@@ -139,10 +139,10 @@ export function consoleJourney(options: JourneyOptions): void {
       // Edit the spare key's limits: a monthly budget, a model picked from those the channels serve.
       const spare = 'tr[data-token="spare renamed"]';
       await page.click(`${spare} [data-test=edit]`);
-      await page.fill('[data-test=edit-budget]', '5');
-      await page.selectOption('[data-test=edit-period]', 'monthly');
-      await page.check('[data-test=edit-models] input[data-model=gpt-4o-mini]');
-      await page.fill('[data-test=edit-rpm]', '60');
+      await page.fill('[data-test=token-budget]', '5');
+      await page.selectOption('[data-test=token-period]', 'monthly');
+      await page.check('[data-test=token-models] input[data-model=gpt-4o-mini]');
+      await page.fill('[data-test=token-rpm]', '60');
       await page.click('[data-test=edit-token-submit]');
       await page.waitForSelector('.dialog[open]', { state: 'detached' });
       await waitForText(page, `${spare} [data-test=budget]`, '$5.00 a month');
