@@ -1,0 +1,135 @@
+/**
+ * The API keys page with real content in Chromium: the table fits a 1440 px screen with long budgets,
+ * limits and model lists, and stays unscrolled after a revoke; the phone layout still fits 360 px.
+ * Screenshots in test/artifacts/keys/.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleClient } from '../support/console-client.ts';
+import type { Harness } from '../support/gateway-harness.ts';
+import { type ConsolePage, clearArtifacts, launchBrowser, openPage, screenshot } from './support/browser.ts';
+import { buildConsole } from './support/build-console.ts';
+
+const USER = { email: 'keys@example.com', password: 'correct horse battery' };
+const ARTIFACTS = 'keys';
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 360, height: 740 };
+
+let harness: Harness;
+let browser: Browser;
+let client: ConsoleClient;
+const opened: ConsolePage[] = [];
+
+async function chat(apiKey: string): Promise<{ status: number; code: string | undefined }> {
+  const response = await fetch(`${harness.baseUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  const body = (await response.json()) as { error?: { code?: string } };
+  return { status: response.status, code: body.error?.code };
+}
+
+beforeAll(async () => {
+  clearArtifacts(ARTIFACTS);
+  await buildConsole();
+  const { startHarness } = await import('../support/gateway-harness.ts');
+  // A dear price, so that one call spends more than the budget set after it.
+  harness = await startHarness({
+    configLines: ['prices:', '  gpt-4o-mini: { input_per_million: 100, output_per_million: 200 }'],
+  });
+  client = new ConsoleClient(harness.baseUrl);
+  await client.register(USER.email, USER.password);
+  await client.createToken('nightly evaluation pipeline on the shared build runners', {
+    models: ['gpt-4o-mini', 'claude-sonnet-4-5'],
+    rpm_limit: 600,
+    tpm_limit: 100_000,
+    ip_allowlist: ['10.0.0.0/8', '2001:db8::/32'],
+    quota: 5_000_000,
+    budget_usd: 25,
+    budget_period: 'monthly',
+    expires_at: new Date(Date.now() + 300 * 86_400_000).toISOString(),
+  });
+  const spent = await client.createToken('spent key', { rpm_limit: 600 });
+  expect((await chat(spent.key)).status).toBe(200);
+  await harness.runtime.publisher.flush();
+  await harness.runtime.stores.sync.caughtUp();
+  expect((await client.call('PATCH', `/api/tokens/${spent.id}`, { budget_usd: 0.002 })).status).toBe(200);
+  for (const name of ['to revoke (en)', 'to revoke (zh)', 'laptop', 'ci']) await client.createToken(name);
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await harness?.stop();
+});
+
+async function open(options: Parameters<typeof openPage>[2] = {}): Promise<Page> {
+  const consolePage = await openPage(browser, harness.baseUrl, options);
+  opened.push(consolePage);
+  const { page } = consolePage;
+  await page.goto('/sign-in');
+  await page.fill('input[type=email]', USER.email);
+  await page.fill('input[type=password]', USER.password);
+  await page.click('button[type=submit]');
+  await page.waitForURL('**/overview');
+  await page.goto('/tokens');
+  await page.waitForSelector('[data-test=tokens-table]');
+  return page;
+}
+
+/** How the keys table sits in its box: sideways scroll, and rows whose last button or name is cut. */
+function tableFit(page: Page) {
+  return page.evaluate(() => {
+    const wrap = document.querySelector('.table-wrap')!;
+    const box = wrap.getBoundingClientRect();
+    const rows = [...wrap.querySelectorAll('tbody tr')];
+    return {
+      scrollable: wrap.scrollWidth - wrap.clientWidth,
+      scrolled: wrap.scrollLeft,
+      pageScrollable: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      cutButtons: rows.flatMap((row) =>
+        [...row.querySelectorAll('button')]
+          .filter((button) => button.getBoundingClientRect().right > box.right + 0.5)
+          .map((button) => `${row.getAttribute('data-token')}: ${button.textContent?.trim()}`),
+      ),
+      cutNames: rows
+        .map((row) => row.querySelector('td')!)
+        .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
+        .map((cell) => cell.textContent),
+    };
+  });
+}
+
+const fits = { scrollable: 0, scrolled: 0, pageScrollable: 0, cutButtons: [], cutNames: [] };
+
+describe('the keys table', () => {
+  for (const [language, locale] of [
+    ['en', 'en-US'],
+    ['zh', 'zh-CN'],
+  ] as const) {
+    it(`fits a 1440 px screen with real content, before and after a revoke (${language})`, async () => {
+      const page = await open({ viewport: DESKTOP, locale });
+      expect(await tableFit(page)).toEqual(fits);
+      await screenshot(page, `${ARTIFACTS}/desktop-${language}-tokens`);
+      const row = `tr[data-token="to revoke (${language})"]`;
+      await page.click(`${row} [data-test=revoke]`);
+      await page.click('.dialog[open] [data-test=confirm]');
+      await page.waitForSelector('.dialog[open]', { state: 'detached' });
+      expect(await tableFit(page)).toEqual(fits);
+      await screenshot(page, `${ARTIFACTS}/desktop-${language}-tokens-revoked`);
+    });
+
+    it(`keeps the phone layout: cards, nothing wider than 360 px (${language})`, async () => {
+      const page = await open({ viewport: PHONE, locale });
+      const { pageScrollable } = await tableFit(page);
+      expect(pageScrollable).toBe(0);
+      expect(await page.locator('[data-test=tokens-table] thead').isVisible()).toBe(false);
+      await screenshot(page, `${ARTIFACTS}/phone-${language}-tokens`);
+    });
+  }
+});
+
+it('raised no script errors on any page', () => {
+  expect(opened.flatMap((each) => each.errors)).toEqual([]);
+});
