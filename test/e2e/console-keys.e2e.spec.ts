@@ -18,6 +18,7 @@ const PHONE = { width: 360, height: 740 };
 let harness: Harness;
 let browser: Browser;
 let client: ConsoleClient;
+let spentKey: string;
 const opened: ConsolePage[] = [];
 
 async function chat(apiKey: string): Promise<{ status: number; code: string | undefined }> {
@@ -51,11 +52,15 @@ beforeAll(async () => {
     expires_at: new Date(Date.now() + 300 * 86_400_000).toISOString(),
   });
   const spent = await client.createToken('spent key', { rpm_limit: 600 });
+  spentKey = spent.key;
   expect((await chat(spent.key)).status).toBe(200);
   await harness.runtime.publisher.flush();
   await harness.runtime.stores.sync.caughtUp();
   expect((await client.call('PATCH', `/api/tokens/${spent.id}`, { budget_usd: 0.002 })).status).toBe(200);
   for (const name of ['to revoke (en)', 'to revoke (zh)', 'laptop', 'ci']) await client.createToken(name);
+  // The newest key, first in the server's order: revoked, it must still sort after the active ones.
+  const old = await client.createToken('revoked last week');
+  expect((await client.call('DELETE', `/api/tokens/${old.id}`)).status).toBe(200);
   browser = await launchBrowser();
 }, 240_000);
 
@@ -128,6 +133,35 @@ describe('the keys table', () => {
       await screenshot(page, `${ARTIFACTS}/phone-${language}-tokens`);
     });
   }
+});
+
+describe('key statuses', () => {
+  it('says “Budget spent” of a key whose budget is spent, which the gateway refuses with budget_exceeded', async () => {
+    expect(await chat(spentKey)).toEqual({ status: 429, code: 'budget_exceeded' });
+    const page = await open({ viewport: DESKTOP });
+    expect(await page.textContent('tr[data-token="spent key"] .badge')).toBe('Budget spent');
+    expect(await page.getAttribute('tr[data-token="spent key"] .badge', 'class')).toContain('badge-warn');
+  });
+
+  it('hides revoked keys unless asked, and then lists them after the active ones', async () => {
+    const page = await open({ viewport: DESKTOP });
+    const names = () =>
+      page
+        .locator('[data-test=tokens-table] tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((row) => `${row.getAttribute('data-token')}: ${row.querySelector('.badge')?.textContent}`),
+        );
+    expect(await page.isChecked('[data-test=hide-revoked]')).toBe(true);
+    expect((await names()).filter((name) => name.endsWith('Revoked'))).toEqual([]);
+    expect(await page.textContent('[data-test=revoked-count]')).toContain('3');
+    await page.uncheck('[data-test=hide-revoked]');
+    const all = await names();
+    const firstRevoked = all.findIndex((name) => name.endsWith('Revoked'));
+    expect(all.slice(firstRevoked).every((name) => name.endsWith('Revoked'))).toBe(true);
+    expect(all.slice(firstRevoked)).toContain('revoked last week: Revoked');
+    expect(firstRevoked).toBeGreaterThan(0);
+    await screenshot(page, `${ARTIFACTS}/desktop-en-tokens-with-revoked`);
+  });
 });
 
 it('raised no script errors on any page', () => {

@@ -140,6 +140,10 @@ describe('TokensView', () => {
     await wrapper.find('[data-test=confirm]').trigger('click');
     await settle();
     expect(calls.some((call) => call.method === 'DELETE')).toBe(true);
+    // Revoked keys are hidden until asked for.
+    expect(wrapper.find('tr[data-token=laptop]').exists()).toBe(false);
+    expect(wrapper.find('[data-test=all-revoked]').exists()).toBe(true);
+    await wrapper.find('[data-test=hide-revoked]').setValue(false);
     expect(wrapper.find('tr[data-token=laptop]').text()).toContain('Revoked');
     expect(wrapper.find('[data-test=revoke]').exists()).toBe(false);
   });
