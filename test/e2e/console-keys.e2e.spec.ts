@@ -164,6 +164,31 @@ describe('key statuses', () => {
   });
 });
 
+describe('the gateway’s own refusals in the usage log', () => {
+  it('says a refusal in the page’s language by its code, the raw code and message in the details', async () => {
+    // After the budget test above: the spent key's call was refused with budget_exceeded.
+    await harness.runtime.publisher.flush();
+    await harness.runtime.stores.sync.caughtUp();
+    const page = await open({ viewport: DESKTOP, locale: 'zh-CN' });
+    await page.goto('/logs');
+    await page.waitForSelector('[data-test=log-table]');
+    const refused = page
+      .locator('[data-test=log-table] tbody tr')
+      .filter({ has: page.locator('[data-test=status] .badge', { hasText: /^429$/ }) });
+    expect(await refused.count()).toBe(1);
+    const status = (await refused.locator('[data-test=status]').textContent()) ?? '';
+    expect(status).toContain('此密钥本周期的预算已用完');
+    expect(status).not.toContain('budget_exceeded');
+    expect(status).not.toMatch(/budget of \$/);
+    await screenshot(page, `${ARTIFACTS}/desktop-zh-logs-refusal`);
+    await refused.locator('[data-test=open-details]').click();
+    await page.waitForSelector('[data-test=log-details]');
+    expect(await page.textContent('[data-test=detail-status]')).toContain('此密钥本周期的预算已用完');
+    expect(await page.textContent('[data-test=detail-status]')).toContain('budget_exceeded');
+    expect(await page.textContent('[data-test=detail-error]')).toContain("This API key's total budget");
+  });
+});
+
 it('raised no script errors on any page', () => {
   expect(opened.flatMap((each) => each.errors)).toEqual([]);
 });

@@ -1,5 +1,6 @@
 /** English messages; `zh-cn.ts` must have the same keys (checked by its type). */
 import { apiErrorsEn } from './api-errors.ts';
+import { relayErrorsEn } from './relay-errors.ts';
 export const en = {
   app: {
     name: 'LLM Gateway',
@@ -339,6 +340,7 @@ export const en = {
     confirmEnable: '{email} can sign in again, and their keys work again.',
   },
   apiErrors: apiErrorsEn,
+  relayErrors: relayErrorsEn,
   errors: {
     notFound: 'This page does not exist.',
     backHome: 'Back to the overview',

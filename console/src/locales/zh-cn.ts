@@ -1,6 +1,7 @@
 /** 简体中文 messages, with the same keys as `en.ts`. */
 import { apiErrorsZh } from './api-errors.ts';
 import type { Messages } from './en.ts';
+import { relayErrorsZh } from './relay-errors.ts';
 
 export const zhCN: Messages = {
   app: {
@@ -335,6 +336,7 @@ export const zhCN: Messages = {
     confirmEnable: '{email} 将可以再次登录，其密钥也将恢复可用。',
   },
   apiErrors: apiErrorsZh,
+  relayErrors: relayErrorsZh,
   errors: {
     notFound: '页面不存在。',
     backHome: '返回数据概览',
