@@ -196,10 +196,11 @@ export function consoleJourney(options: JourneyOptions): void {
       await page.waitForFunction(() => document.querySelectorAll('[data-test=log-table] tbody tr').length === 1);
       expect(await page.textContent('[data-test=log-table] tbody')).toContain('400');
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-test=export-csv]')]);
-      const csv = readFileSync((await download.path())!, 'utf8')
-        .trim()
-        .split('\r\n');
-      expect(csv[0]).toMatch(/^started_at,request_id,token_id,token_name,endpoint/);
+      const file = readFileSync((await download.path())!);
+      // A UTF-8 byte-order mark first, for Excel.
+      expect([...file.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      const csv = file.toString('utf8').slice(1).trim().split('\r\n');
+      expect(csv[0]).toMatch(/^started_at_utc,request_id,token_id,token_name,endpoint/);
       expect(csv).toHaveLength(2);
       expect(csv[1]).toContain('e2e key');
       expect(csv[1]).toContain(',400,');
@@ -211,6 +212,9 @@ export function consoleJourney(options: JourneyOptions): void {
       await page.waitForSelector('.dialog[open] [data-test=confirm]');
       await screenshot(page, `${options.artifacts}/tokens-revoke-confirm`);
       await page.click('.dialog[open] [data-test=confirm]');
+      // Revoked keys are hidden until asked for.
+      await page.waitForSelector('tr[data-token="e2e key"]', { state: 'detached' });
+      await page.uncheck('[data-test=hide-revoked]');
       await waitForText(page, 'tr[data-token="e2e key"]', 'Revoked');
       const refused = await openai(key)
         .chat.completions.create({ model: 'gpt-4o-mini', messages: hello })
