@@ -189,6 +189,52 @@ describe('the gateway’s own refusals in the usage log', () => {
   });
 });
 
+describe('where to point a client', () => {
+  it('shows the base URL and a first snippet per client with the new key, each with a Copy button', async () => {
+    const page = await open({ viewport: DESKTOP });
+    await page.click('[data-test=create-token]');
+    await page.fill('[data-test=create-token-name]', 'codex on the laptop');
+    await page.click('[data-test=create-token-submit]');
+    const key = await page.locator('[data-test=new-key]').inputValue();
+    const setup = page.locator('.dialog[open] [data-test=client-setup]');
+    expect(await setup.locator('[data-test=base-url]').inputValue()).toBe(harness.baseUrl);
+    const clients = await setup.locator('[role=tab]').allTextContents();
+    expect(clients).toEqual(['OpenAI', 'Anthropic', 'Gemini', 'Claude Code', 'Codex', 'Gemini CLI']);
+    const snippets: Record<string, string> = {};
+    for (const client of clients) {
+      await setup.locator('[role=tab]', { hasText: new RegExp(`^${client}$`) }).click();
+      snippets[client] = (await setup.locator('[data-test=snippet]').textContent()) ?? '';
+    }
+    expect(snippets['OpenAI']).toContain(`curl ${harness.baseUrl}/v1/chat/completions`);
+    expect(snippets['OpenAI']).toContain(`Authorization: Bearer ${key}`);
+    expect(snippets['Anthropic']).toContain(`${harness.baseUrl}/v1/messages`);
+    expect(snippets['Gemini']).toContain(`${harness.baseUrl}/v1beta/models/`);
+    expect(snippets['Claude Code']).toContain(`ANTHROPIC_BASE_URL=${harness.baseUrl}`);
+    expect(snippets['Codex']).toContain('wire_api = "responses"');
+    expect(snippets['Codex']).toContain(`base_url = "${harness.baseUrl}/v1"`);
+    expect(snippets['Gemini CLI']).toContain(`GOOGLE_GEMINI_BASE_URL=${harness.baseUrl}`);
+    // The OpenAI snippet, run as written, is answered.
+    const curl = snippets['OpenAI']!;
+    const body = curl.slice(curl.indexOf("-d '") + 4, curl.lastIndexOf("'"));
+    const answer = await fetch(`${harness.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(answer.status).toBe(200);
+    await setup.locator('[role=tab]', { hasText: /^Codex$/ }).click();
+    await setup.locator('[data-test=copy-snippet]').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(snippets['Codex']);
+    await screenshot(page, `${ARTIFACTS}/desktop-en-new-key`, { fullPage: false });
+    await page.click('[data-test=key-done]');
+    await page.waitForSelector('.dialog[open]', { state: 'detached' });
+    // The keys page says the same, with a placeholder for the key.
+    await page.click('[data-test=show-client-setup]');
+    expect(await page.locator('[data-test=client-setup] [data-test=base-url]').inputValue()).toBe(harness.baseUrl);
+    expect(await page.textContent('[data-test=client-setup] [data-test=snippet]')).not.toContain(key);
+  });
+});
+
 it('raised no script errors on any page', () => {
   expect(opened.flatMap((each) => each.errors)).toEqual([]);
 });

@@ -122,6 +122,14 @@ export const en = {
     hideRevoked: 'Hide revoked keys',
     revokedCount: 'no revoked keys | {count} revoked | {count} revoked',
     allRevoked: 'Every key here is revoked.',
+    setup: {
+      title: 'Point a client at the gateway',
+      show: 'Where to point a client',
+      baseUrl: 'Base URL',
+      clients: 'Clients',
+      keyPlaceholder: 'YOUR_KEY',
+      hint: 'Any model of any channel answers in every format; the channels must serve the model asked for.',
+    },
     statuses: {
       active: 'Active',
       disabled: 'Disabled',

@@ -122,6 +122,14 @@ export const zhCN: Messages = {
     hideRevoked: '隐藏已吊销的密钥',
     revokedCount: '没有已吊销的密钥 | 已吊销 {count} 个 | 已吊销 {count} 个',
     allRevoked: '这里的密钥都已吊销。',
+    setup: {
+      title: '将客户端指向网关',
+      show: '客户端接入方式',
+      baseUrl: 'Base URL',
+      clients: '客户端',
+      keyPlaceholder: 'YOUR_KEY',
+      hint: '任一格式都可调用任一渠道的模型；所请求的模型需有渠道提供。',
+    },
     statuses: {
       active: '正常',
       disabled: '已禁用',
