@@ -242,7 +242,7 @@ export const en = {
     attemptNumber: 'Call {number}',
     noAttempts: 'None: the gateway answered before calling an upstream.',
     notReached: 'not reached',
-    total: '{count} matching requests',
+    total: '{count} matching request | {count} matching requests',
     otherKey: 'key {name}',
   },
   channels: {
@@ -298,6 +298,9 @@ export const en = {
     testOk: 'OK · {model} · {latency}',
     testFailed: 'Failed ({status}): {error}',
     testUnreachable: 'Could not reach the upstream: {error}',
+    testUnreachableCause: 'Could not reach the upstream ({cause}): check the channel’s base URL.',
+    testUnreachableBare: 'Could not reach the upstream: check the channel’s base URL.',
+    healthTestFailed: 'Last test failed',
     testAll: 'Test all',
     recentUsage:
       'Last 24 h: {calls} call · {errors} errors · {latency} average | Last 24 h: {calls} calls · {errors} errors · {latency} average',
