@@ -235,6 +235,39 @@ describe('where to point a client', () => {
   });
 });
 
+describe('by keyboard, and before a key is lost', () => {
+  it('asks once more before closing the new key unread, and closes on the second ask', async () => {
+    const page = await open({ viewport: DESKTOP });
+    await page.click('[data-test=create-token]');
+    await page.fill('[data-test=create-token-name]', 'never copied');
+    await page.click('[data-test=create-token-submit]');
+    await page.waitForSelector('[data-test=new-key]');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-test=not-copied-warning]');
+    expect(await page.isVisible('[data-test=new-key]')).toBe(true);
+    expect(await page.textContent('[data-test=key-done]')).toContain('Close without copying');
+    await page.click('[data-test=key-done]');
+    await page.waitForSelector('.dialog[open]', { state: 'detached' });
+  });
+
+  it('moves the focus to the next key after a revoke by keyboard, not to the page', async () => {
+    const page = await open({ viewport: DESKTOP });
+    await page.focus('tr[data-token="never copied"] [data-test=revoke]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.dialog[open] [data-test=confirm]');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('tr[data-token="never copied"]', { state: 'detached' });
+    await page.waitForFunction(() => document.activeElement !== document.body);
+    const focused = await page.evaluate(() => ({
+      test: document.activeElement?.getAttribute('data-test'),
+      row: document.activeElement?.closest('tr')?.getAttribute('data-token'),
+    }));
+    expect(focused.test).toBe('edit');
+    expect(focused.row).toBeTruthy();
+  });
+});
+
 it('raised no script errors on any page', () => {
   expect(opened.flatMap((each) => each.errors)).toEqual([]);
 });

@@ -96,6 +96,8 @@ export const en = {
     copied: 'Copied',
     copyFailed: 'Copy failed: select the key and copy it by hand.',
     done: 'I have saved it',
+    notCopied: 'You have not copied the key, and it cannot be shown again. Copy it, or close without it.',
+    closeUncopied: 'Close without copying',
     rename: 'Rename',
     renameTitle: 'Rename key',
     edit: 'Edit',

@@ -97,6 +97,8 @@ export const zhCN: Messages = {
     copied: '已复制',
     copyFailed: '复制失败：请手动选中密钥并复制。',
     done: '我已保存',
+    notCopied: '你还没有复制此密钥，它不会再次显示。请复制，或不复制直接关闭。',
+    closeUncopied: '不复制，直接关闭',
     rename: '重命名',
     renameTitle: '重命名密钥',
     edit: '编辑',

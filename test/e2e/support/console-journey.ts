@@ -128,6 +128,9 @@ export function consoleJourney(options: JourneyOptions): void {
       await page.click('[data-test=create-token]');
       await page.keyboard.type('spare');
       await page.keyboard.press('Enter');
+      // Not copied: the dialog asks once more before it closes.
+      await page.click('[data-test=key-done]');
+      await page.waitForSelector('[data-test=not-copied-warning]');
       await page.click('[data-test=key-done]');
       await page.click('tr[data-token=spare] >> text=Rename');
       await page.fill('[data-test=rename-input]', 'spare renamed');
