@@ -104,8 +104,9 @@ export function timeSeriesOption(
       type: 'category',
       data: stacked.buckets.map(bucketLabel),
       boundaryGap: kind === 'bar',
-      // Centred on the chart's edge, the first and last labels were cut in half.
-      axisLabel: { alignMinLabel: 'left', alignMaxLabel: 'right' },
+      // A line's first and last labels sit on the chart's edges, where centred they were cut in half;
+      // a bar's sit mid-band, where moving them would crowd their neighbours.
+      ...(kind === 'line' && { axisLabel: { alignMinLabel: 'left', alignMaxLabel: 'right' } }),
     },
     yAxis: { type: 'value', minInterval: 1, axisLabel: { formatter: (value: number) => valueLabel(value) } },
     series: stacked.models.map((model) => {
