@@ -83,7 +83,11 @@ export const updateTokenRequestSchema = z.object({
   ...tokenPolicyFields,
 });
 
-export const tokenStatusSchema = z.enum(['active', 'disabled', 'expired', 'exhausted', 'revoked']);
+/**
+ * `exhausted`: the token quota is used up; `budget_spent`: the key's budget for the current period is
+ * spent (its calls are refused with `budget_exceeded` until the period resets or the budget is raised).
+ */
+export const tokenStatusSchema = z.enum(['active', 'disabled', 'expired', 'exhausted', 'budget_spent', 'revoked']);
 
 export const tokenViewSchema = z.object({
   id: z.string(),

@@ -127,11 +127,14 @@ describe('creating a key', () => {
     await waitForText(page, '[data-test=create-token-form] .field-error', 'At most 64 characters fit; this is 68.');
     expect(await page.isDisabled('[data-test=create-token-submit]')).toBe(true);
     await page.fill('[data-test=create-token-name]', 'already over');
-    await page.fill('[data-test=create-token-expires]', '2020-01-31');
+    await page.fill('[data-test=token-expires]', '2020-01-31');
     await waitForText(page, '[data-test=expired-warning]', 'This date has passed');
     expect(await page.textContent('[data-test=create-token-submit]')).toContain('Create it expired');
     await screenshot(page, `${ARTIFACTS}/tokens-expired-warning`, { fullPage: false });
     await page.click('[data-test=create-token-submit]');
+    // Not copied: the dialog asks once more before it closes.
+    await page.click('[data-test=key-done]');
+    await page.waitForSelector('[data-test=not-copied-warning]');
     await page.click('[data-test=key-done]');
     await waitForText(page, 'tr[data-token="already over"]', 'Expired');
   });

@@ -9,7 +9,14 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../support/gateway-harness.ts';
-import { clearArtifacts, launchBrowser, openPage, screenshot, waitForText } from './support/browser.ts';
+import {
+  ARTIFACTS as ARTIFACTS_ROOT,
+  clearArtifacts,
+  launchBrowser,
+  openPage,
+  screenshot,
+  waitForText,
+} from './support/browser.ts';
 import { buildConsole } from './support/build-console.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
@@ -153,6 +160,15 @@ for (const [language, locale] of [
           if (path === '/overview' || path === '/logs') await page.click('label:has(input[data-range=custom])');
           if (size === 'phone') overflows.push({ path, ...(await overflow(page)) });
           await screenshot(page, `${ARTIFACTS}/${size}-${language}${path.replaceAll('/', '-')}`);
+          // Each chart of a phone's overview on its own, at full size: a scaled page hides cut labels.
+          if (path === '/overview' && size === 'phone') {
+            const charts = page.locator('.chart-card');
+            for (let index = 0; index < (await charts.count()); index++) {
+              await charts
+                .nth(index)
+                .screenshot({ path: `${ARTIFACTS_ROOT}/${ARTIFACTS}/phone-${language}-chart-${index + 1}.png` });
+            }
+          }
         }
         expect(overflows.filter((found) => found.excess > 0)).toEqual([]);
         expect(errors).toEqual([]);

@@ -67,6 +67,9 @@ export function stackByModel(
 
 export const modelLabel = (model: string) => model || '(none)';
 
+/** Below this width (px) a chart is on a phone: donuts name their slices in the legend only. */
+export const NARROW_CHART = 480;
+
 /** Served models, then OTHER; REFUSED left out (the share of traffic served). */
 export function shareRows(
   byModel: UsageOverview['by_model'],
@@ -83,63 +86,98 @@ export function shareRows(
     .sort((left, right) => Number(left.group === OTHER) - Number(right.group === OTHER) || right.value - left.value);
 }
 
+/** `colorOf`: each group's colour (charts/colors.ts), the same in every chart. */
 export function timeSeriesOption(
   stacked: Stacked,
   kind: 'bar' | 'line',
   bucketLabel: (bucket: string) => string,
   valueLabel: (value: number) => string,
   groupLabel: (group: string) => string = modelLabel,
+  colorOf?: (group: string) => string,
 ): ChartOption {
   return {
     grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true },
     // Plain, not paged: grouping keeps the entries few, and a paged legend hid most of them on a phone.
     legend: { type: 'plain', top: 0 },
     tooltip: { trigger: 'axis', valueFormatter: (value) => valueLabel(Number(value)) },
-    xAxis: { type: 'category', data: stacked.buckets.map(bucketLabel), boundaryGap: kind === 'bar' },
+    xAxis: {
+      type: 'category',
+      data: stacked.buckets.map(bucketLabel),
+      boundaryGap: kind === 'bar',
+      // A line's first and last labels sit on the chart's edges, where centred they were cut in half;
+      // a bar's sit mid-band, where moving them would crowd their neighbours.
+      ...(kind === 'line' && { axisLabel: { alignMinLabel: 'left', alignMaxLabel: 'right' } }),
+    },
     yAxis: { type: 'value', minInterval: 1, axisLabel: { formatter: (value: number) => valueLabel(value) } },
-    series: stacked.models.map((model) => ({
-      name: groupLabel(model),
-      type: kind,
-      stack: 'total',
-      data: stacked.values[model],
-      // Not smoothed: counts are whole per bucket, and a smoothed line rose over empty buckets.
-      ...(kind === 'line' && { areaStyle: { opacity: 0.25 }, smooth: false, showSymbol: false }),
-      emphasis: { focus: 'series' as const },
-    })),
+    series: stacked.models.map((model) => {
+      const color = colorOf?.(model);
+      return {
+        name: groupLabel(model),
+        type: kind,
+        stack: 'total',
+        data: stacked.values[model],
+        ...(color && { itemStyle: { color }, ...(kind === 'line' && { lineStyle: { color } }) }),
+        // Not smoothed: counts are whole per bucket, and a smoothed line rose over empty buckets.
+        ...(kind === 'line' && { areaStyle: { opacity: 0.25 }, smooth: false, showSymbol: false }),
+        emphasis: { focus: 'series' as const },
+      };
+    }),
   } as ChartOption;
 }
 
+/**
+ * A donut of shares. `narrow` (a phone): no labels beside the slices, which shrank to "g…" there;
+ * the legend names them, and the tooltip gives each one's value and share.
+ */
 export function shareOption(
-  rows: ReadonlyArray<{ label: string; value: number }>,
+  rows: ReadonlyArray<{ label: string; value: number; color?: string }>,
   valueLabel: (value: number) => string,
+  { narrow = false } = {},
 ): ChartOption {
   return {
     tooltip: { trigger: 'item', valueFormatter: (value) => valueLabel(Number(value)) },
-    legend: { type: 'plain', bottom: 0 },
+    legend: { show: true, type: 'plain', bottom: 0 },
     series: [
       {
         type: 'pie',
-        radius: ['45%', '70%'],
-        center: ['50%', '45%'],
+        radius: narrow ? ['40%', '65%'] : ['45%', '70%'],
+        center: ['50%', '42%'],
         avoidLabelOverlap: true,
-        label: { formatter: '{b}: {d}%' },
-        data: rows.map((row) => ({ name: row.label, value: row.value })),
+        label: { show: !narrow, formatter: '{b}: {d}%' },
+        labelLine: { show: !narrow },
+        data: rows.map((row) => ({
+          name: row.label,
+          value: row.value,
+          ...(row.color && { itemStyle: { color: row.color } }),
+        })),
       },
     ],
   };
 }
 
+/**
+ * The top keys as horizontal bars with their values. The grid leaves room on the right for the longest
+ * value (the largest bar's "$0.0001" was cut at the card's edge), and on a narrow screen long key
+ * names are shortened with "…" (the tooltip has them whole) so the bars keep some width.
+ */
 export function topKeysOption(
   rows: ReadonlyArray<{ label: string; value: number }>,
   valueLabel: (value: number) => string,
+  { narrow = false } = {},
 ): ChartOption {
   const ordered = [...rows].reverse(); // the largest on top of a horizontal bar chart
+  const longestValue = Math.max(0, ...rows.map((row) => valueLabel(row.value).length));
   return {
-    grid: { left: 8, right: 24, top: 8, bottom: 8, containLabel: true },
+    // About 7 px a character at the label's 12 px.
+    grid: { left: 8, right: 12 + 7 * longestValue, top: 8, bottom: 8, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (value) => valueLabel(Number(value)) },
     // Small dollar amounts are long labels: the axis drops those that would overlap (each bar has its value).
     xAxis: { type: 'value', axisLabel: { formatter: (value: number) => valueLabel(value), hideOverlap: true } },
-    yAxis: { type: 'category', data: ordered.map((row) => row.label) },
+    yAxis: {
+      type: 'category',
+      data: ordered.map((row) => row.label),
+      axisLabel: { width: narrow ? 110 : 220, overflow: 'truncate' },
+    },
     series: [
       {
         type: 'bar',

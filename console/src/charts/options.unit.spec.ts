@@ -7,7 +7,17 @@
 import type { UsageOverview } from '@contracts/console-api.ts';
 import { describe, expect, it } from 'vitest';
 import { formatBucket } from '../lib/format.ts';
-import { modelGroups, OTHER, REFUSED, shareRows, stackByModel, timeSeriesOption, topKeysOption } from './options.ts';
+import { modelColors } from './colors.ts';
+import {
+  modelGroups,
+  OTHER,
+  REFUSED,
+  shareOption,
+  shareRows,
+  stackByModel,
+  timeSeriesOption,
+  topKeysOption,
+} from './options.ts';
 
 type ModelRow = UsageOverview['by_model'][number];
 const row = (model: string, calls: number, tokens: number, refused = 0): ModelRow => ({
@@ -100,3 +110,90 @@ describe('grouping the models of the overview charts', () => {
     expect(option.xAxis.axisLabel.hideOverlap).toBe(true);
   });
 });
+
+describe('one model, one colour', () => {
+  type Colored = {
+    series: Array<{
+      name: string;
+      itemStyle: { color: string };
+      data: Array<{ name: string; itemStyle: { color: string } }>;
+    }>;
+  };
+  const bucket = '2026-11-25T16:00:00.000Z';
+  const series = byModel.map((model) => ({ ...model, bucket }));
+  const colorOf = modelColors(byModel.map((model) => model.model));
+
+  it('gives a model the same colour in the calls, tokens, share and spend charts, whatever its rank', () => {
+    const calls = timeSeriesOption(
+      stackByModel(series, [bucket], 'calls', modelGroups(byModel, 'calls')),
+      'bar',
+      String,
+      String,
+      String,
+      colorOf,
+    ) as unknown as Colored;
+    const tokens = timeSeriesOption(
+      stackByModel(series, [bucket], 'total_tokens', modelGroups(byModel, 'total_tokens')),
+      'line',
+      String,
+      String,
+      String,
+      colorOf,
+    ) as unknown as Colored;
+    // Spend ranks claude first: its colour must not become the first colour.
+    const spend = shareOption(
+      [
+        { label: 'claude-sonnet-4-5', value: 2, color: colorOf('claude-sonnet-4-5') },
+        { label: 'gpt-4o-mini', value: 1, color: colorOf('gpt-4o-mini') },
+      ],
+      String,
+    ) as unknown as Colored;
+    const seriesColor = (option: Colored, name: string) =>
+      option.series.find((each) => each.name === name)!.itemStyle.color;
+    const sliceColor = (option: Colored, name: string) =>
+      option.series[0]!.data.find((slice) => slice.name === name)!.itemStyle.color;
+    for (const model of ['gpt-4o-mini', 'claude-sonnet-4-5']) {
+      expect(seriesColor(calls, model)).toBe(colorOf(model));
+      expect(seriesColor(tokens, model)).toBe(colorOf(model));
+      expect(sliceColor(spend, model)).toBe(colorOf(model));
+    }
+    expect(colorOf('gpt-4o-mini')).not.toBe(colorOf('claude-sonnet-4-5'));
+  });
+
+  it('keeps a model’s colour when other models come and go, and never lends it to another model', () => {
+    const alone = modelColors(['claude-sonnet-4-5']);
+    expect(alone('claude-sonnet-4-5')).toBe(colorOf('claude-sonnet-4-5'));
+    const many = Array.from({ length: 9 }, (_, index) => `model-${index}`);
+    const colors = many.map(modelColors(many));
+    expect(new Set(colors).size).toBe(9);
+    expect(colors).not.toContain(colorOf(OTHER));
+    expect(colors).not.toContain(colorOf(REFUSED));
+  });
+});
+
+describe('charts on a narrow screen', () => {
+  it('names the donut’s slices in a legend instead of labels that shrink to “g…”', () => {
+    const rows = [{ label: 'gpt-4o-mini', value: 3, color: '#000' }];
+    const wide = shareOption(rows, String) as {
+      legend: { show: boolean };
+      series: Array<{ label: { show: boolean } }>;
+    };
+    const narrow = shareOption(rows, String, { narrow: true }) as typeof wide;
+    expect(wide.series[0]!.label.show).toBe(true);
+    expect(narrow.series[0]!.label.show).toBe(false);
+    expect(narrow.legend.show).toBe(true);
+  });
+
+  it('keeps the last time label inside the chart', () => {
+    const stacked = stackByModel([], [hourOf(0), hourOf(1)], 'calls');
+    const option = timeSeriesOption(stacked, 'line', String, String) as {
+      xAxis: { axisLabel: { alignMaxLabel: string; alignMinLabel: string } };
+    };
+    expect(option.xAxis.axisLabel.alignMaxLabel).toBe('right');
+    expect(option.xAxis.axisLabel.alignMinLabel).toBe('left');
+  });
+});
+
+function hourOf(hour: number): string {
+  return new Date(Date.UTC(2026, 10, 25, hour)).toISOString();
+}

@@ -75,7 +75,7 @@ describe('creating a key', () => {
   it('warns before making a key whose expiry date has passed, and its button says it will be made expired', async () => {
     const { wrapper, calls } = await openCreate();
     await wrapper.find('[data-test=create-token-name]').setValue('old');
-    const expires = wrapper.find('[data-test=create-token-expires]');
+    const expires = wrapper.find('[data-test=token-expires]');
     const tomorrow = new Date(Date.now() + 86_400_000).toLocaleDateString('sv');
     await expires.setValue(tomorrow);
     expect(wrapper.find('[data-test=expired-warning]').exists()).toBe(false);

@@ -3,7 +3,7 @@
  * ResizeObserver covers window, sidebar and phone rotation), re-created in the dark or light theme
  * when the system theme changes, and disposed on unmount. `setOption` may be called before mount.
  */
-import { onActivated, onBeforeUnmount, onMounted, type Ref } from 'vue';
+import { onActivated, onBeforeUnmount, onMounted, type Ref, ref } from 'vue';
 import { type ChartOption, echarts } from '../charts/echarts.ts';
 import { THEME_CHANGE_EVENT } from '../lib/theme.ts';
 
@@ -19,6 +19,8 @@ export function useEcharts(element: Ref<HTMLElement | null>) {
   let option: ChartOption | null = null;
   let observer: ResizeObserver | null = null;
   const darkQuery = globalThis.matchMedia?.('(prefers-color-scheme: dark)');
+  /** The element's width in px, for options that change on a narrow screen (0 until mounted). */
+  const width = ref(0);
 
   function init(): void {
     if (!element.value) return;
@@ -32,10 +34,14 @@ export function useEcharts(element: Ref<HTMLElement | null>) {
     chart?.setOption({ backgroundColor: 'transparent', ...next }, { notMerge: true });
   }
 
-  const resize = () => chart?.resize();
+  const resize = () => {
+    width.value = element.value?.clientWidth ?? 0;
+    chart?.resize();
+  };
   const onThemeChange = () => init();
 
   onMounted(() => {
+    width.value = element.value?.clientWidth ?? 0;
     init();
     if (element.value && typeof ResizeObserver !== 'undefined') {
       observer = new ResizeObserver(resize);
@@ -54,5 +60,5 @@ export function useEcharts(element: Ref<HTMLElement | null>) {
     chart = null;
   });
 
-  return { setOption, resize, instance: () => chart };
+  return { setOption, resize, width, instance: () => chart };
 }

@@ -174,3 +174,20 @@ export function updateRequestOf(
   );
   return { ...Object.fromEntries(changed), ...keyFields(values.apiKey), ...awsFields(values) };
 }
+
+/**
+ * The required fields left empty, by their API names, all at once: the server names only the first
+ * it meets, so an empty form was flagged one field per try.
+ */
+export function missingFields(values: ChannelFormValues, editing: boolean): string[] {
+  const bedrock = values.type === 'bedrock';
+  const signs = bedrock && values.accessKeyId.trim() !== '';
+  const missing: Array<[string, boolean]> = [
+    ['name', values.name.trim() === ''],
+    ['base_url', !bedrock && values.baseUrl.trim() === ''],
+    ['region', bedrock && values.region.trim() === ''],
+    ['api_key', !editing && !signs && values.apiKey.trim() === ''],
+    ['models', values.models.split(/[,\s]+/).filter(Boolean).length === 0],
+  ];
+  return missing.filter(([, empty]) => empty).map(([field]) => field);
+}

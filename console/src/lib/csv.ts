@@ -36,10 +36,25 @@ export function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** A header that names its unit where the field name does not: the time is an instant in UTC. */
+const HEADERS: Partial<Record<(typeof CSV_COLUMNS)[number], string>> = { started_at: 'started_at_utc' };
+
+const utc = (iso: string) => {
+  const time = Date.parse(iso);
+  return Number.isNaN(time) ? iso : new Date(time).toISOString();
+};
+
+/**
+ * Starts with a byte-order mark: Excel reads a CSV without one in the system's legacy code page, which
+ * garbled every non-ASCII key name and message; other spreadsheet apps skip it.
+ */
 export function toCsv(rows: readonly UsageLogEntry[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const row of rows) lines.push(CSV_COLUMNS.map((column) => csvCell(row[column])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  const lines = [CSV_COLUMNS.map((column) => HEADERS[column] ?? column).join(',')];
+  for (const row of rows) {
+    const cells = CSV_COLUMNS.map((column) => csvCell(column === 'started_at' ? utc(row.started_at) : row[column]));
+    lines.push(cells.join(','));
+  }
+  return `\uFEFF${lines.join('\r\n')}\r\n`;
 }
 
 /** Offers text as a file download. */

@@ -106,6 +106,20 @@ describe('CSV', () => {
       '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40,trace-1,,2,0,,',
     );
   });
+
+  it('starts with a byte-order mark, so that Excel reads UTF-8, and names the time column’s zone', () => {
+    const csv = toCsv([]);
+    expect(csv.startsWith('\uFEFF')).toBe(true);
+    const header = csv.slice(1).split('\r\n')[0]!.split(',');
+    expect(header).toHaveLength(22);
+    expect(header[0]).toBe('started_at_utc');
+    expect(header.slice(1, 4)).toEqual(['request_id', 'token_id', 'token_name']);
+  });
+
+  it('writes the time in UTC whatever offset the row carries', () => {
+    const line = toCsv([{ started_at: '2025-03-10T18:00:00.000+08:00' } as never]).split('\r\n')[1]!;
+    expect(line.split(',')[0]).toBe('2025-03-10T10:00:00.000Z');
+  });
 });
 
 describe('channel form', () => {

@@ -1,5 +1,6 @@
 /** English messages; `zh-cn.ts` must have the same keys (checked by its type). */
 import { apiErrorsEn } from './api-errors.ts';
+import { relayErrorsEn } from './relay-errors.ts';
 export const en = {
   app: {
     name: 'LLM Gateway',
@@ -81,7 +82,8 @@ export const en = {
     quotaLabel: 'Token quota (optional)',
     quotaHint: 'Total tokens this key may use; empty is unlimited.',
     modelsLabel: 'Allowed models (optional)',
-    modelsHint: 'Comma-separated model names; empty allows every model.',
+    noModelsServed: 'No channel serves a model yet: the key may use every model.',
+    nameTaken: 'Another key is already named “{name}”: a different name tells them apart in the list and the log.',
     ipAllowlistLabel: 'Allowed IP addresses (optional)',
     ipAllowlistHint:
       'Addresses or CIDR ranges, comma-separated, e.g. 203.0.113.7, 10.0.0.0/8; empty allows any address.',
@@ -94,6 +96,8 @@ export const en = {
     copied: 'Copied',
     copyFailed: 'Copy failed: select the key and copy it by hand.',
     done: 'I have saved it',
+    notCopied: 'You have not copied the key, and it cannot be shown again. Copy it, or close without it.',
+    closeUncopied: 'Close without copying',
     rename: 'Rename',
     renameTitle: 'Rename key',
     edit: 'Edit',
@@ -117,11 +121,23 @@ export const en = {
     revokeBody: 'Requests with “{name}” will be refused at once. This cannot be undone.',
     revoked: 'Key “{name}” revoked.',
     saved: 'Saved.',
+    hideRevoked: 'Hide revoked keys',
+    revokedCount: 'no revoked keys | {count} revoked | {count} revoked',
+    allRevoked: 'Every key here is revoked.',
+    setup: {
+      title: 'Point a client at the gateway',
+      show: 'Where to point a client',
+      baseUrl: 'Base URL',
+      clients: 'Clients',
+      keyPlaceholder: 'YOUR_KEY',
+      hint: 'Any model of any channel answers in every format; the channels must serve the model asked for.',
+    },
     statuses: {
       active: 'Active',
       disabled: 'Disabled',
       expired: 'Expired',
       exhausted: 'Quota used up',
+      budget_spent: 'Budget spent',
       revoked: 'Revoked',
     },
   },
@@ -228,7 +244,7 @@ export const en = {
     attemptNumber: 'Call {number}',
     noAttempts: 'None: the gateway answered before calling an upstream.',
     notReached: 'not reached',
-    total: '{count} matching requests',
+    total: '{count} matching request | {count} matching requests',
     otherKey: 'key {name}',
   },
   channels: {
@@ -284,6 +300,9 @@ export const en = {
     testOk: 'OK · {model} · {latency}',
     testFailed: 'Failed ({status}): {error}',
     testUnreachable: 'Could not reach the upstream: {error}',
+    testUnreachableCause: 'Could not reach the upstream ({cause}): check the channel’s base URL.',
+    testUnreachableBare: 'Could not reach the upstream: check the channel’s base URL.',
+    healthTestFailed: 'Last test failed',
     testAll: 'Test all',
     recentUsage:
       'Last 24 h: {calls} call · {errors} errors · {latency} average | Last 24 h: {calls} calls · {errors} errors · {latency} average',
@@ -334,6 +353,7 @@ export const en = {
     confirmEnable: '{email} can sign in again, and their keys work again.',
   },
   apiErrors: apiErrorsEn,
+  relayErrors: relayErrorsEn,
   errors: {
     notFound: 'This page does not exist.',
     backHome: 'Back to the overview',

@@ -1,6 +1,7 @@
 /** 简体中文 messages, with the same keys as `en.ts`. */
 import { apiErrorsZh } from './api-errors.ts';
 import type { Messages } from './en.ts';
+import { relayErrorsZh } from './relay-errors.ts';
 
 export const zhCN: Messages = {
   app: {
@@ -83,7 +84,8 @@ export const zhCN: Messages = {
     quotaLabel: 'Token 额度（可选）',
     quotaHint: '此密钥可使用的 token 总数；留空表示不限。',
     modelsLabel: '允许的模型（可选）',
-    modelsHint: '以逗号分隔的模型名；留空表示允许全部模型。',
+    noModelsServed: '还没有渠道提供模型：此密钥可使用所有模型。',
+    nameTaken: '已有名为“{name}”的密钥：换个名称，便于在列表和日志中区分。',
     ipAllowlistLabel: '允许的 IP 地址（可选）',
     ipAllowlistHint: '地址或 CIDR 网段，以逗号分隔，例如 203.0.113.7, 10.0.0.0/8；留空表示不限地址。',
     rpmLabel: '每分钟请求数（可选）',
@@ -95,6 +97,8 @@ export const zhCN: Messages = {
     copied: '已复制',
     copyFailed: '复制失败：请手动选中密钥并复制。',
     done: '我已保存',
+    notCopied: '你还没有复制此密钥，它不会再次显示。请复制，或不复制直接关闭。',
+    closeUncopied: '不复制，直接关闭',
     rename: '重命名',
     renameTitle: '重命名密钥',
     edit: '编辑',
@@ -117,11 +121,23 @@ export const zhCN: Messages = {
     revokeBody: '使用“{name}”的请求将立即被拒绝，且无法撤销。',
     revoked: '密钥“{name}”已吊销。',
     saved: '已保存。',
+    hideRevoked: '隐藏已吊销的密钥',
+    revokedCount: '没有已吊销的密钥 | 已吊销 {count} 个 | 已吊销 {count} 个',
+    allRevoked: '这里的密钥都已吊销。',
+    setup: {
+      title: '将客户端指向网关',
+      show: '客户端接入方式',
+      baseUrl: 'Base URL',
+      clients: '客户端',
+      keyPlaceholder: 'YOUR_KEY',
+      hint: '任一格式都可调用任一渠道的模型；所请求的模型需有渠道提供。',
+    },
     statuses: {
       active: '正常',
       disabled: '已禁用',
       expired: '已过期',
       exhausted: '额度已用尽',
+      budget_spent: '预算已用完',
       revoked: '已吊销',
     },
   },
@@ -281,6 +297,9 @@ export const zhCN: Messages = {
     testOk: '正常 · {model} · {latency}',
     testFailed: '失败（{status}）：{error}',
     testUnreachable: '无法连接上游：{error}',
+    testUnreachableCause: '无法连接上游（{cause}）：请检查渠道的 Base URL。',
+    testUnreachableBare: '无法连接上游：请检查渠道的 Base URL。',
+    healthTestFailed: '最近一次测试失败',
     testAll: '全部测试',
     recentUsage: '最近 24 小时：{calls} 次调用 · 错误率 {errors} · 平均 {latency}',
     noRecentUsage: '最近 24 小时没有调用',
@@ -330,6 +349,7 @@ export const zhCN: Messages = {
     confirmEnable: '{email} 将可以再次登录，其密钥也将恢复可用。',
   },
   apiErrors: apiErrorsZh,
+  relayErrors: relayErrorsZh,
   errors: {
     notFound: '页面不存在。',
     backHome: '返回数据概览',

@@ -105,3 +105,27 @@ describe('ChannelsView', () => {
     expect(failed).not.toContain('(0)');
   });
 });
+
+describe('the empty channel form', () => {
+  it('flags every missing field at once, and sends nothing', async () => {
+    const { calls } = fakeApi({ 'GET /channels': () => ({ items: [] }) });
+    const { wrapper } = await mountPage(ChannelsView, { path: '/admin/channels', user: { role: 'admin' } });
+    await settle();
+    await wrapper.find('[data-test=add-channel]').trigger('click');
+    await settle();
+    const form = wrapper.find('[data-test=channel-form]');
+    await form.trigger('submit');
+    await settle();
+    expect(form.findAll('.field-error').map((error) => error.text())).toEqual([
+      'The name is required.',
+      'The upstream key is required.',
+      'The model list is required.',
+    ]);
+    expect(calls.filter((call) => call.method === 'POST')).toEqual([]);
+    // A field filled in loses its flag at the next try; the others keep theirs.
+    await form.find('input[type=text]').setValue('main');
+    await form.trigger('submit');
+    await settle();
+    expect(form.findAll('.field-error')).toHaveLength(2);
+  });
+});

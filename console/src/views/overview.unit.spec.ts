@@ -13,7 +13,11 @@ import OverviewView from './OverviewView.vue';
 // No canvas in happy-dom: the charts' ECharts instance is replaced by a recorder of options.
 const options: unknown[] = [];
 vi.mock('../composables/use-echarts.ts', () => ({
-  useEcharts: () => ({ setOption: (option: unknown) => options.push(option), resize: () => undefined }),
+  useEcharts: () => ({
+    setOption: (option: unknown) => options.push(option),
+    resize: () => undefined,
+    width: { value: 800 },
+  }),
 }));
 
 afterEach(() => {

@@ -21,6 +21,7 @@ describe('TokensView', () => {
       'GET /tokens': () => ({ items: [sampleToken()] }),
       'POST /tokens': () =>
         reply(201, { ...sampleToken({ id: 't2', name: 'ci', models: ['gpt-4o'] }), key: 'sk-new-key' }),
+      'GET /models': () => ({ items: ['gpt-4o', 'o3', 'o4-mini'] }),
     });
     const { wrapper } = await mountPage(TokensView, { path: '/tokens', user: { role: 'user' } });
     await settle();
@@ -30,10 +31,10 @@ describe('TokensView', () => {
     await wrapper.find('[data-test=create-token]').trigger('click');
     await settle();
     const form = wrapper.find('[data-test=create-token-form]');
-    const inputs = form.findAll('input');
-    await inputs[0]!.setValue('ci');
-    await inputs[2]!.setValue('1000');
-    await inputs[3]!.setValue('gpt-4o, o3');
+    await form.find('[data-test=create-token-name]').setValue('ci');
+    await form.find('[data-test=token-quota]').setValue('1000');
+    await form.find('[data-model=gpt-4o]').setValue(true);
+    await form.find('[data-model=o3]').setValue(true);
     await form.trigger('submit');
     await settle();
     expect(calls.find((call) => call.method === 'POST')!.body).toEqual({
@@ -84,8 +85,8 @@ describe('TokensView', () => {
     await row.find('[data-test=edit]').trigger('click');
     await settle();
     const form = wrapper.find('[data-test=edit-token-form]');
-    expect((form.find('[data-test=edit-budget]').element as HTMLInputElement).value).toBe('5');
-    const boxes = form.findAll('[data-test=edit-models] input[type=checkbox]');
+    expect((form.find('[data-test=token-budget]').element as HTMLInputElement).value).toBe('5');
+    const boxes = form.findAll('[data-test=token-models] input[type=checkbox]');
     expect(boxes.map((box) => box.attributes('data-model'))).toEqual([
       'claude-sonnet-4-5',
       'gpt-4o-mini',
@@ -93,20 +94,20 @@ describe('TokensView', () => {
     ]);
     expect(boxes.map((box) => (box.element as HTMLInputElement).checked)).toEqual([false, false, true]);
 
-    await form.find('[data-test=edit-quota]').setValue('-1');
+    await form.find('[data-test=token-quota]').setValue('-1');
     await form.trigger('submit');
     await settle();
     expect(form.text()).toContain('quota: must be at least 0');
 
-    await form.find('[data-test=edit-quota]').setValue('');
-    await form.find('[data-test=edit-budget]').setValue('2.5');
-    await form.find('[data-test=edit-period]').setValue('daily');
+    await form.find('[data-test=token-quota]').setValue('');
+    await form.find('[data-test=token-budget]').setValue('2.5');
+    await form.find('[data-test=token-period]').setValue('daily');
     await form.find('[data-model=legacy-model]').setValue(false);
     await form.find('[data-model=gpt-4o-mini]').setValue(true);
-    await form.find('[data-test=edit-rpm]').setValue('');
-    await form.find('[data-test=edit-tpm]').setValue('5000');
-    await form.find('[data-test=edit-ips]').setValue('10.0.0.0/8, 203.0.113.7');
-    await form.find('[data-test=edit-expires]').setValue('2030-01-31');
+    await form.find('[data-test=token-rpm]').setValue('');
+    await form.find('[data-test=token-tpm]').setValue('5000');
+    await form.find('[data-test=token-ips]').setValue('10.0.0.0/8, 203.0.113.7');
+    await form.find('[data-test=token-expires]').setValue('2030-01-31');
     await form.trigger('submit');
     await settle();
     const patches = calls.filter((call) => call.method === 'PATCH');
@@ -139,6 +140,10 @@ describe('TokensView', () => {
     await wrapper.find('[data-test=confirm]').trigger('click');
     await settle();
     expect(calls.some((call) => call.method === 'DELETE')).toBe(true);
+    // Revoked keys are hidden until asked for.
+    expect(wrapper.find('tr[data-token=laptop]').exists()).toBe(false);
+    expect(wrapper.find('[data-test=all-revoked]').exists()).toBe(true);
+    await wrapper.find('[data-test=hide-revoked]').setValue(false);
     expect(wrapper.find('tr[data-token=laptop]').text()).toContain('Revoked');
     expect(wrapper.find('[data-test=revoke]').exists()).toBe(false);
   });

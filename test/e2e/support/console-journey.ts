@@ -128,6 +128,9 @@ export function consoleJourney(options: JourneyOptions): void {
       await page.click('[data-test=create-token]');
       await page.keyboard.type('spare');
       await page.keyboard.press('Enter');
+      // Not copied: the dialog asks once more before it closes.
+      await page.click('[data-test=key-done]');
+      await page.waitForSelector('[data-test=not-copied-warning]');
       await page.click('[data-test=key-done]');
       await page.click('tr[data-token=spare] >> text=Rename');
       await page.fill('[data-test=rename-input]', 'spare renamed');
@@ -139,10 +142,10 @@ export function consoleJourney(options: JourneyOptions): void {
       // Edit the spare key's limits: a monthly budget, a model picked from those the channels serve.
       const spare = 'tr[data-token="spare renamed"]';
       await page.click(`${spare} [data-test=edit]`);
-      await page.fill('[data-test=edit-budget]', '5');
-      await page.selectOption('[data-test=edit-period]', 'monthly');
-      await page.check('[data-test=edit-models] input[data-model=gpt-4o-mini]');
-      await page.fill('[data-test=edit-rpm]', '60');
+      await page.fill('[data-test=token-budget]', '5');
+      await page.selectOption('[data-test=token-period]', 'monthly');
+      await page.check('[data-test=token-models] input[data-model=gpt-4o-mini]');
+      await page.fill('[data-test=token-rpm]', '60');
       await page.click('[data-test=edit-token-submit]');
       await page.waitForSelector('.dialog[open]', { state: 'detached' });
       await waitForText(page, `${spare} [data-test=budget]`, '$5.00 a month');
@@ -196,10 +199,11 @@ export function consoleJourney(options: JourneyOptions): void {
       await page.waitForFunction(() => document.querySelectorAll('[data-test=log-table] tbody tr').length === 1);
       expect(await page.textContent('[data-test=log-table] tbody')).toContain('400');
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-test=export-csv]')]);
-      const csv = readFileSync((await download.path())!, 'utf8')
-        .trim()
-        .split('\r\n');
-      expect(csv[0]).toMatch(/^started_at,request_id,token_id,token_name,endpoint/);
+      const file = readFileSync((await download.path())!);
+      // A UTF-8 byte-order mark first, for Excel.
+      expect([...file.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      const csv = file.toString('utf8').slice(1).trim().split('\r\n');
+      expect(csv[0]).toMatch(/^started_at_utc,request_id,token_id,token_name,endpoint/);
       expect(csv).toHaveLength(2);
       expect(csv[1]).toContain('e2e key');
       expect(csv[1]).toContain(',400,');
@@ -211,6 +215,9 @@ export function consoleJourney(options: JourneyOptions): void {
       await page.waitForSelector('.dialog[open] [data-test=confirm]');
       await screenshot(page, `${options.artifacts}/tokens-revoke-confirm`);
       await page.click('.dialog[open] [data-test=confirm]');
+      // Revoked keys are hidden until asked for.
+      await page.waitForSelector('tr[data-token="e2e key"]', { state: 'detached' });
+      await page.uncheck('[data-test=hide-revoked]');
       await waitForText(page, 'tr[data-token="e2e key"]', 'Revoked');
       const refused = await openai(key)
         .chat.completions.create({ model: 'gpt-4o-mini', messages: hello })
