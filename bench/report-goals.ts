@@ -1,9 +1,9 @@
 /**
  * @module bench/report-goals
- * The issues' targets judged on one run: throughput ratios from alternating windows, added latency in
+ * The project's targets judged on one run: throughput ratios from alternating windows, added latency in
  * both modes, memory in both modes, the cluster node against the embedded one (CPU and goodput, with
  * what Kafka, ClickHouse, Redis and the projector spent beside it), then the sustained phase and the
- * pipeline (issue 22's list; issue 7's time-to-first-token and LiteLLM rows kept beside it).
+ * pipeline, with the time-to-first-token and LiteLLM rows beside them.
  */
 import { median, type PairedResult } from './paired.ts';
 import type { AddedWindows, PairedLatencyResult } from './paired-latency.ts';

@@ -1,7 +1,7 @@
 /**
  * @module bench/report-pipeline
  * The event pipeline in the report: the figures of both stores (SQLite embedded, ClickHouse cluster),
- * the issue's two ClickHouse targets, and the console lines.
+ * the two ClickHouse targets, and the console lines.
  */
 import type { ClickHousePipelineResult } from './pipeline-clickhouse.ts';
 import type { BenchResults, Goal } from './report.ts';
@@ -9,7 +9,7 @@ import { fixed, table, whole } from './report-text.ts';
 
 const SQLITE = 'SQLite (embedded)';
 const CLICKHOUSE = 'ClickHouse (cluster)';
-/** The scale the issue sets the overview target at. */
+/** The scale the overview target is set at. */
 const TARGET_REQUESTS = 10_000_000;
 const TARGET_SUSTAIN_SECONDS = 60;
 
@@ -115,7 +115,7 @@ export function pipelineSection(bench: BenchResults): string {
   ].join('\n');
 }
 
-/** The issue's cluster targets: projector throughput, and the overview's p95 at ten million requests. */
+/** The cluster targets: projector throughput, and the overview's p95 at ten million requests. */
 export function pipelineGoals(bench: BenchResults): Goal[] {
   const { result } = clickhouseOf(bench);
   const notMeasured = 'not measured in this run';

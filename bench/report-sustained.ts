@@ -1,7 +1,7 @@
 /**
  * @module bench/report-sustained
  * The sustained phase in the report: goodput (2xx per second) per window, the answers that were not
- * a 2xx, and the targets judged on them (issue 22).
+ * a 2xx, and the targets judged on them.
  */
 import { pairRatios, pairsApart } from './generator-pairs.ts';
 import type { Goal } from './report.ts';

@@ -1,6 +1,6 @@
 /**
  * @module bench/report
- * Turns one bench run into figures: a console summary, a Markdown report (tables, the issue's targets
+ * Turns one bench run into figures: a console summary, a Markdown report (tables, the targets
  * as ratios marked met or missed, machine, versions, commands) and a bar chart, drawn as SVG and
  * rendered to PNG with headless Chromium (the SVG is kept when no Chromium is installed).
  */
@@ -164,7 +164,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     '',
     ...machineLines(bench),
     '',
-    '## Targets (issues 7 and 22), gateway with key checks, validation and events on',
+    '## Targets, gateway with key checks, validation and events on',
     '',
     table(
       ['target', 'measured', 'result'],

@@ -74,7 +74,7 @@ export function summarise(
 /**
  * One request through the pool's dispatcher, its body kept only when it is not a 2xx (for the first
  * error's text). `pool.request` wraps every answer in a Readable stream, and on two cores shared with
- * the target a heavier client takes its CPU from the target: measured beside autocannon (issue 22).
+ * the target a heavier client takes its CPU from the target: measured beside autocannon.
  */
 function send(pool: Pool, request: Dispatcher.DispatchOptions): Promise<{ statusCode: number; text: string }> {
   return new Promise((resolve, reject) => {

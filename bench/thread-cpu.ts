@@ -9,7 +9,7 @@
  * generator, the upstream and the target, a thread's CPU is what throughput pays for.
  *
  * `compare` starts the embedded and the cluster gateway side by side and alternates windows between
- * them (ROUNDS, default 5), so that the issue's target, the cluster node's CPU per request at most 1.15
+ * them (ROUNDS, default 5), so that the target, the cluster node's CPU per request at most 1.15
  * × the embedded node's, is read from one run whose drift falls on both alike. The cluster's servers
  * (Kafka, Redis, ClickHouse: their pid files under SERVICES_DIR) are measured in its windows too.
  *
