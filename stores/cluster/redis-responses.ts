@@ -33,8 +33,8 @@ const DAY_MS = 86_400_000;
 const storeScript = `
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[2]) then return 0 end
 redis.call('HINCRBY', KEYS[2], ARGV[4], ARGV[3])
-local until = (tonumber(ARGV[4]) + 1) * ${DAY_MS}
-if redis.call('PTTL', KEYS[2]) < until - tonumber(ARGV[5]) then redis.call('PEXPIREAT', KEYS[2], until) end
+local lapse = (tonumber(ARGV[4]) + 1) * ${DAY_MS}
+if redis.call('PTTL', KEYS[2]) < lapse - tonumber(ARGV[5]) then redis.call('PEXPIREAT', KEYS[2], lapse) end
 return 1`;
 
 /**
