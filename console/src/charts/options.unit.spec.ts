@@ -1,5 +1,5 @@
 /**
- * The overview charts' grouping (issue 27 item 2): requests refused before routing are one group, not
+ * The overview charts' grouping: requests refused before routing are one group, not
  * a model each; small shares are grouped as "other"; counts are not smoothed; hourly labels over
  * several days carry the date.
  */
