@@ -288,11 +288,7 @@ async function relayOnce(
 ): Promise<void> {
   const { endpoint, record, request, response } = call;
   const provider = endpoint.providers[route.channel.type]!;
-  record.channelId = route.channel.channelId;
-  record.channelName = route.channel.name;
-  record.channelType = route.channel.type;
-  record.channelBaseUrl = route.channel.baseUrl;
-  record.upstreamModel = route.upstreamModel;
+  record.noteRoute(route);
   const input = {
     route,
     body,

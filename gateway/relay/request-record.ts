@@ -16,6 +16,7 @@ import { isoTimePrinter } from '../events/iso-time.ts';
 import { newEvent } from '../events/new-event.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { TokenCounts } from '../providers/provider.ts';
+import type { Route } from './channel-router.ts';
 import { millisecondsSince } from './elapsed.ts';
 
 const printStartedAt = isoTimePrinter();
@@ -59,6 +60,15 @@ export class RequestRecord {
     this.endpoint = endpoint;
     this.startedAt = now;
     this.#startedClock = clock;
+  }
+
+  /** The channel an attempt goes to. */
+  noteRoute(route: Route): void {
+    this.channelId = route.channel.channelId;
+    this.channelName = route.channel.name;
+    this.channelType = route.channel.type;
+    this.channelBaseUrl = route.channel.baseUrl;
+    this.upstreamModel = route.upstreamModel;
   }
 
   markFirstToken(): void {

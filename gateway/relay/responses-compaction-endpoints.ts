@@ -21,17 +21,11 @@ import { buildResponsesSubRequest } from '../providers/openai/responses-compact-
 import type { RelayInput } from '../providers/provider.ts';
 import { preparedInput } from '../providers/responses/compaction.ts';
 import { compactsNatively } from '../providers/responses/responses-providers.ts';
-import { isTokenCount } from '../providers/usage-check.ts';
-import type { Route } from './channel-router.ts';
-import { ESTIMATE_HEADER } from './count-tokens-endpoint.ts';
-import { millisecondsSince } from './elapsed.ts';
 import { type EndpointSpec, responsesEndpoint } from './endpoints.ts';
-import { UpstreamCallError } from './errors.ts';
 import { estimatePromptTokens } from './estimate-usage.ts';
-import { refuseUnsuccessful } from './relay-buffered.ts';
-import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import { queryOf } from './relay-handler.ts';
 import { continueWholeConversation } from './response-continuation.ts';
+import { answerEstimate, answerUpstreamCount } from './token-count-answers.ts';
 
 const { keyOf, keyHint, errorBody, streamErrorFrame } = responsesEndpoint;
 
@@ -47,52 +41,6 @@ export const responsesCompactEndpoint: EndpointSpec = {
   streamErrorFrame,
 };
 
-function answer(call: RelayCall, body: Buffer, headers: Record<string, string> = {}): void {
-  call.response.writeHead(200, {
-    'content-type': 'application/json',
-    'content-length': body.length,
-    'x-request-id': call.record.requestId,
-    ...headers,
-  });
-  call.response.end(body);
-}
-
-function countedHere(call: RelayCall, client: RelayInput, route: Route, attempt: AttemptTiming): void {
-  const started = performance.now();
-  const tokens = estimatePromptTokens(preparedInput(client, false).body);
-  attempt.status = 200;
-  attempt.latencyMs = millisecondsSince(started);
-  // No call was made: a half-open breaker's probe taken for this channel goes back untried.
-  call.dependencies.breakers?.release(route.channel.channelId);
-  const counted = { object: 'response.input_tokens', input_tokens: tokens };
-  answer(call, Buffer.from(JSON.stringify(counted)), { [ESTIMATE_HEADER]: 'estimate' });
-}
-
-async function countedUpstream(call: RelayCall, client: RelayInput, route: Route, attempt: AttemptTiming) {
-  const { dependencies, signal } = call;
-  const upstream = buildResponsesSubRequest(preparedInput(client, true), 'input_tokens');
-  const started = performance.now();
-  const reply = await dependencies.upstream.sendBuffered(upstream.upstream, signal, route.channel);
-  attempt.status = reply.statusCode;
-  attempt.latencyMs = millisecondsSince(started);
-  if (reply.statusCode < 400) dependencies.breakers?.onSuccess(route.channel.channelId);
-  refuseUnsuccessful(reply, route.channel);
-  let count: unknown;
-  try {
-    count = (JSON.parse(reply.body.toString('utf8')) as { input_tokens?: unknown } | null)?.input_tokens;
-  } catch {
-    count = undefined;
-  }
-  if (!isTokenCount(count)) {
-    throw new UpstreamCallError(
-      'upstream',
-      'The upstream provider answered the token count without a usable `input_tokens`.',
-      502,
-    );
-  }
-  answer(call, reply.body);
-}
-
 export const responsesInputTokensEndpoint: EndpointSpec = {
   name: 'responses.input_tokens',
   schema: responsesInputTokensEnvelopeSchema,
@@ -105,12 +53,8 @@ export const responsesInputTokensEndpoint: EndpointSpec = {
   errorBody,
   streamErrorFrame,
   relayOnce(call, resolved, route, attempt) {
-    const { record, request } = call;
-    record.channelId = route.channel.channelId;
-    record.channelName = route.channel.name;
-    record.channelType = route.channel.type;
-    record.channelBaseUrl = route.channel.baseUrl;
-    record.upstreamModel = route.upstreamModel;
+    const { request } = call;
+    call.record.noteRoute(route);
     const client: RelayInput = {
       route,
       body: resolved.body,
@@ -119,8 +63,13 @@ export const responsesInputTokensEndpoint: EndpointSpec = {
       clientQuery: queryOf(request.url),
     };
     if (!compactsNatively(route.channel.type, client)) {
-      return Promise.resolve(countedHere(call, client, route, attempt));
+      answerEstimate(call, route, attempt, () => ({
+        object: 'response.input_tokens',
+        input_tokens: estimatePromptTokens(preparedInput(client, false).body),
+      }));
+      return Promise.resolve();
     }
-    return countedUpstream(call, client, route, attempt);
+    const upstream = buildResponsesSubRequest(preparedInput(client, true), 'input_tokens').upstream;
+    return answerUpstreamCount(call, route, attempt, upstream, 'input_tokens');
   },
 };
