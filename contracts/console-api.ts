@@ -180,6 +180,8 @@ export const usageByTokenSchema = usageTotalsSchema.extend({
   key_hint: z.string().nullable().optional(),
   /** the key has been revoked (its usage still counts) */
   revoked: z.boolean().optional(),
+  /** the key owner's email; only in an administrator's answer */
+  owner_email: z.string().nullable().optional(),
 });
 
 export const usageOverviewSchema = z.object({

@@ -33,6 +33,7 @@ export function usageRoutes(usage: UsageReadModel, lookups?: LookupReadModel): R
     if (to - from > MAX_RANGE_MS)
       throw new ApiError(400, 'invalid_request', 'The range may span at most 400 days.', 'from');
     const overview = await usage.overview({ ...query, userId: scopeOf(request, query.user_id) });
+    const admin = currentUser(request).role === 'admin';
     overview.by_token = overview.by_token?.map((row) => {
       const token = tokenOf(row.token_id);
       return {
@@ -40,6 +41,8 @@ export function usageRoutes(usage: UsageReadModel, lookups?: LookupReadModel): R
         token_name: token?.name ?? null,
         key_hint: token?.keyHint ?? null,
         revoked: token?.revoked ?? false,
+        // Across users two keys may share a name: an administrator is told whose each one is.
+        ...(admin ? { owner_email: (token && lookups?.userById(token.userId)?.email) || null } : {}),
       };
     });
     response.json(overview);

@@ -212,6 +212,12 @@ describe('overview and log additions', () => {
     expect(ok).toHaveLength(2);
     expect(ok.every((item: any) => item.token_name === 'first')).toBe(true);
 
+    // Only an administrator is told whose key it is.
+    expect(overview.by_token[0]).not.toHaveProperty('owner_email');
+    const all = (await admin.call('GET', `/api/usage/overview?from=${from}&to=${to}&user_id=all`)).body;
+    const mine = all.by_token.find((row: any) => row.token_id === first.id);
+    expect(mine).toMatchObject({ token_name: 'first', owner_email: 'uma@example.com' });
+
     const empty = new ConsoleClient(harness.baseUrl);
     await empty.register('vera@example.com');
     const none = (await empty.call('GET', `/api/usage/overview?from=${from}&to=${to}`)).body;

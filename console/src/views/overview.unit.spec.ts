@@ -89,6 +89,20 @@ describe('OverviewView', () => {
     expect(wrapper.find('[data-test=scope]').exists()).toBe(false);
   });
 
+  it("names each top key's owner when the keys belong to several people", async () => {
+    const several = overview(4);
+    several.by_token = [
+      { token_id: 't1', token_name: 'laptop', owner_email: 'ann@example.com', ...totals(3, 0, 30, 15) },
+      { token_id: 't2', token_name: 'laptop', owner_email: 'bob@example.com', ...totals(1, 0, 10, 5) },
+    ];
+    fakeApi({ 'GET /usage/overview': () => several });
+    const { wrapper } = await mountPage(OverviewView, { path: '/overview', user: { role: 'admin' } });
+    await settle();
+    const summary = wrapper.find('[data-chart-summary=top-keys]').text();
+    expect(summary).toContain('laptop · ann@example.com');
+    expect(summary).toContain('laptop · bob@example.com');
+  });
+
   it('shows an empty state with no calls, and a loading state before the answer', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
