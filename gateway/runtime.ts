@@ -105,12 +105,14 @@ export async function createRuntime(
   });
   const metrics = new GatewayMetrics({ publisher, stores });
   const lifecycle = newLifecycle();
+  const prices = new PriceBook(configFile?.prices);
   const consoleApp = createConsoleApp(context, {
     secureCookies: settings.secureCookies,
     trustProxyHops: settings.trustProxyHops,
     publicOrigin: settings.publicOrigin,
     consoleDirectory: CONSOLE_DIRECTORY,
     channelHealth: (channelId) => breakers.health(channelId),
+    prices,
   });
   const server = createGatewayServer(
     {
@@ -133,7 +135,7 @@ export async function createRuntime(
       metrics,
       logger: createLogger(settings.logLevel),
       trustProxyHops: settings.trustProxyHops,
-      prices: new PriceBook(configFile?.prices),
+      prices,
       responses: new ResponseState(stores, {
         conversationLimitBytes: settings.conversationLimitBytes,
         accountLimitBytes: settings.storedResponsesAccountLimitBytes,

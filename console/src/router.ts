@@ -61,6 +61,11 @@ export function createAppRouter(pinia: Pinia, history: RouterHistory = createWeb
         component: () => import('./views/TokensView.vue'),
         meta: { title: 'nav.tokens', nav: 'tokens' },
       },
+      {
+        path: '/models',
+        component: () => import('./views/ModelsView.vue'),
+        meta: { title: 'nav.models', nav: 'models' },
+      },
       { path: '/logs', component: () => import('./views/UsageLogView.vue'), meta: { title: 'nav.logs', nav: 'logs' } },
       {
         path: '/account',

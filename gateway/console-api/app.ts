@@ -10,12 +10,14 @@ import type { CommandContext } from '../commands/command-context.ts';
 import type { ChannelHealth } from '../relay/circuit-breaker.ts';
 import { accountRoutes } from './account-routes.ts';
 import { adminAccountRoutes } from './admin-account-routes.ts';
+import type { PriceBook } from '../pricing/price-book.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { authRoutes } from './auth-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
 import { sessionUser } from './guards.ts';
 import { sameOriginGuard } from './same-origin.ts';
 import { securityHeaders } from './security-headers.ts';
+import { modelRoutes } from './model-routes.ts';
 import { consoleStaticFiles } from './static-files.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { usageRoutes } from './usage-routes.ts';
@@ -30,6 +32,8 @@ export interface ConsoleAppOptions {
   consoleDirectory: string;
   /** a channel's circuit breaker on this node, shown to admins in GET /api/channels */
   channelHealth?: (channelId: string) => ChannelHealth;
+  /** the relay's prices, for the models page */
+  prices?: PriceBook;
 }
 
 export function createConsoleApp(context: CommandContext, options: ConsoleAppOptions): express.Express {
@@ -61,6 +65,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   const authOptions = { secureCookies: options.secureCookies, trustProxyHops: options.trustProxyHops ?? 0 };
   api.use(authRoutes(context, authOptions));
   api.use(tokenRoutes(context));
+  api.use(modelRoutes(context, options.prices));
   api.use(usageRoutes(context.stores.usage, context.stores.lookups));
   api.use(accountRoutes(context, authOptions));
   api.use(channelRoutes(context, options.channelHealth));

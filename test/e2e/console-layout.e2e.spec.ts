@@ -24,7 +24,16 @@ const ARTIFACTS = 'layout';
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1440, height: 900 };
 const signedOutPages = ['/sign-in', '/sign-up'];
-const signedInPages = ['/overview', '/logs', '/tokens', '/account', '/admin/channels', '/admin/users', '/no-such-page'];
+const signedInPages = [
+  '/overview',
+  '/logs',
+  '/tokens',
+  '/models',
+  '/account',
+  '/admin/channels',
+  '/admin/users',
+  '/no-such-page',
+];
 
 let harness: Harness;
 let browser: Browser;
@@ -156,6 +165,8 @@ for (const [language, locale] of [
         for (const path of signedInPages) {
           await page.goto(path);
           await settled(page);
+          // The models page lists what the channels serve, each with a price or its absence.
+          if (path === '/models') await page.waitForSelector('[data-model="gpt-4o-mini"]');
           // The custom range shows two date inputs: the widest the picker gets.
           if (path === '/overview' || path === '/logs') await page.click('label:has(input[data-range=custom])');
           if (size === 'phone') overflows.push({ path, ...(await overflow(page)) });

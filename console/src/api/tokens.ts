@@ -3,6 +3,7 @@ import type {
   CreatedToken,
   CreateTokenRequest,
   ListOf,
+  ModelCatalogEntry,
   TokenView,
   UpdateTokenRequest,
 } from '@contracts/console-api.ts';
@@ -15,3 +16,6 @@ export const updateTokenApi = (id: string, input: UpdateTokenRequest) =>
 export const revokeTokenApi = (id: string) => api.delete<TokenView>(`/tokens/${encodeURIComponent(id)}`);
 /** The models the channels serve: the choices of a key's model allowlist. */
 export const listModelsApi = () => api.get<ListOf<string>>('/models');
+/** The models the caller (or one of their keys) may call, with their prices. */
+export const listModelPricesApi = (tokenId?: string) =>
+  api.get<ListOf<ModelCatalogEntry>>(`/models/prices${tokenId ? `?token_id=${encodeURIComponent(tokenId)}` : ''}`);

@@ -153,6 +153,7 @@ describe('AppShell', () => {
     expect(links.map((link) => link.text())).toEqual([
       'Overview',
       'API keys',
+      'Models',
       'Usage log',
       'Account',
       'Channels',
@@ -173,6 +174,7 @@ describe('the navigation from the routes', () => {
     expect(items.map((item) => item.to)).toEqual([
       '/overview',
       '/tokens',
+      '/models',
       '/logs',
       '/account',
       '/admin/channels',
