@@ -88,7 +88,9 @@ export async function createRuntime(
   const publisher = new EventPublisher(stores.events, {
     onError: (error) => log.error('event append failed; will retry', { error: String(error) }),
   });
-  const router = new ChannelRouter(stores.lookups, keys.encryption);
+  const router = new ChannelRouter(stores.lookups, keys.encryption, {
+    allowPrivateUpstreams: settings.allowPrivateUpstreams,
+  });
   const upstream = new UpstreamClient({
     headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
     idleTimeoutMs: settings.upstreamIdleTimeoutMs,
@@ -112,6 +114,7 @@ export async function createRuntime(
     publicOrigin: settings.publicOrigin,
     consoleDirectory: CONSOLE_DIRECTORY,
     channelHealth: (channelId) => breakers.health(channelId),
+    allowPrivateUpstreams: settings.allowPrivateUpstreams,
     prices,
   });
   const server = createGatewayServer(

@@ -56,6 +56,8 @@ export interface Settings extends StorageSettings {
   secureCookies: boolean;
   /** the site's origin as browsers reach it (`PUBLIC_URL`), which state-changing console calls must name */
   publicOrigin: string | undefined;
+  /** console channels may call private, loopback and link-local addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
+  allowPrivateUpstreams: boolean;
   logLevel: string;
 }
 
@@ -116,6 +118,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     metricsToken: environment.METRICS_TOKEN || undefined,
     secureCookies: environment.SECURE_COOKIES === 'true',
     publicOrigin: publicOrigin(environment.PUBLIC_URL),
+    allowPrivateUpstreams: environment.ALLOW_PRIVATE_UPSTREAMS === 'true',
     cluster: storage.cluster,
     logLevel: environment.LOG_LEVEL ?? 'info',
   };

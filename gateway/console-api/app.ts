@@ -32,6 +32,8 @@ export interface ConsoleAppOptions {
   consoleDirectory: string;
   /** a channel's circuit breaker on this node, shown to admins in GET /api/channels */
   channelHealth?: (channelId: string) => ChannelHealth;
+  /** channels entered here may name private addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
+  allowPrivateUpstreams?: boolean;
   /** the relay's prices, for the models page */
   prices?: PriceBook;
 }
@@ -68,7 +70,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(modelRoutes(context, options.prices));
   api.use(usageRoutes(context.stores.usage, context.stores.lookups));
   api.use(accountRoutes(context, authOptions));
-  api.use(channelRoutes(context, options.channelHealth));
+  api.use(channelRoutes(context, options.channelHealth, options.allowPrivateUpstreams ?? false));
   api.use(userRoutes(context));
   api.use(adminAccountRoutes(context));
   api.use((request) => {

@@ -28,7 +28,7 @@ import type { CommandContext } from '../commands/command-context.ts';
 import { testChannel } from '../commands/test-channel.ts';
 import type { ChannelHealth } from '../relay/circuit-breaker.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
-import { allowPrivateUpstreams, assertPublicUrl, BlockedUrlError } from '../security/url-guard.ts';
+import { assertPublicUrl, BlockedUrlError } from '../security/url-guard.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
 import { adminUser } from './guards.ts';
 
@@ -108,10 +108,13 @@ async function refusePrivateUpstream(url: string, allowPrivate: boolean, { hostN
   }
 }
 
-export function channelRoutes(context: CommandContext, health?: (channelId: string) => ChannelHealth): Router {
+export function channelRoutes(
+  context: CommandContext,
+  health: ((channelId: string) => ChannelHealth) | undefined,
+  allowPrivate: boolean,
+): Router {
   const router = Router();
   const view = (channel: ChannelDocument) => channelView(channel, context.keys.encryption, health);
-  const allowPrivate = allowPrivateUpstreams();
 
   router.get('/channels', (request, response) => {
     adminUser(request);

@@ -20,6 +20,8 @@ export interface RoutableChannel {
   connectTimeoutMs?: number | undefined;
   firstByteTimeoutMs?: number | undefined;
   idleTimeoutMs?: number | undefined;
+  /** connect only to public addresses (a channel entered in the console, unless private ones are allowed) */
+  publicOnly?: boolean;
   priority: number;
   weight: number;
   modelMapping: Record<string, string>;

@@ -17,11 +17,14 @@ export type { RoutableChannel, Route } from '../providers/upstream-route.ts';
 export class ChannelRouter {
   readonly #lookups: LookupReadModel;
   readonly #encryptionKey: Buffer;
+  readonly #allowPrivateUpstreams: boolean;
   #byModel = new Map<string, RoutableChannel[]>();
 
-  constructor(lookups: LookupReadModel, encryptionKey: Buffer) {
+  /** `allowPrivateUpstreams`: console channels may reach private addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
+  constructor(lookups: LookupReadModel, encryptionKey: Buffer, { allowPrivateUpstreams = false } = {}) {
     this.#lookups = lookups;
     this.#encryptionKey = encryptionKey;
+    this.#allowPrivateUpstreams = allowPrivateUpstreams;
     this.rebuild();
     lookups.onChannelsChanged(() => this.rebuild());
   }
@@ -62,6 +65,9 @@ export class ChannelRouter {
       connectTimeoutMs: document.connectTimeoutMs,
       firstByteTimeoutMs: document.firstByteTimeoutMs,
       idleTimeoutMs: document.idleTimeoutMs,
+      // The operator's config file is trusted as written; what the console entered is checked again
+      // at every connection (gateway/security/public-lookup.ts).
+      publicOnly: !this.#allowPrivateUpstreams && document.source !== 'config',
       priority: document.priority,
       weight: document.weight,
       modelMapping: document.modelMapping,

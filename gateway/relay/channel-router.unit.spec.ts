@@ -158,6 +158,25 @@ describe('ChannelRouter', () => {
     expect(router.models()).toEqual(['claude-sonnet-4-5', 'gpt-4o']);
   });
 
+  it("guards the connections of the console's channels, not the config file's, unless private addresses are allowed", () => {
+    const lookups = new FakeLookups();
+    lookups.documents = [
+      channel('entered', { source: 'console' }),
+      channel('older'),
+      channel('configured', { source: 'config' }),
+    ];
+    const guarded = (router: ChannelRouter) =>
+      Object.fromEntries(
+        router.routes('gpt-4o', openai).map((route) => [route.channel.channelId, route.channel.publicOnly]),
+      );
+    expect(guarded(new ChannelRouter(lookups, key))).toEqual({ entered: true, older: true, configured: false });
+    expect(guarded(new ChannelRouter(lookups, key, { allowPrivateUpstreams: true }))).toEqual({
+      entered: false,
+      older: false,
+      configured: false,
+    });
+  });
+
   it('skips disabled channels', () => {
     const lookups = new FakeLookups();
     lookups.documents = [channel('on'), channel('off', { enabled: false, models: ['gpt-4o', 'only-off'] })];

@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from 'undici';
 import type { UpstreamRequest } from '../providers/upstream-route.ts';
+import { PRIVATE_ADDRESS_CODE, publicOnlyLookup, refusePrivateLiteral } from '../security/public-lookup.ts';
 import { type BufferedReply, BufferedReplyHandler } from './buffered-reply.ts';
 import type { ClientAbort } from './client-abort.ts';
 import { UpstreamCallError } from './errors.ts';
@@ -39,12 +40,18 @@ export interface UpstreamTimeouts {
   firstByteTimeoutMs?: number | undefined;
   /** between two chunks of the body */
   idleTimeoutMs?: number | undefined;
+  /** connect only to public addresses, checked at connect time (channels entered in the console) */
+  publicOnly?: boolean | undefined;
 }
 
 export class UpstreamClient {
   readonly #options: Required<UpstreamClientOptions>;
-  /** One keep-alive pool per connect timeout (undici sets it per pool); nearly always just one. */
-  readonly #agents = new Map<number, Agent>();
+  readonly #publicLookup = publicOnlyLookup();
+  /**
+   * One keep-alive pool per connect timeout and address policy (undici sets both per pool); nearly
+   * always one or two. A guarded pool never reuses a connection an unguarded one opened.
+   */
+  readonly #agents = new Map<string, Agent>();
 
   constructor({
     headersTimeoutMs,
@@ -64,17 +71,18 @@ export class UpstreamClient {
     };
   }
 
-  #agent(connectTimeoutMs: number): Agent {
-    let agent = this.#agents.get(connectTimeoutMs);
+  #agent(connectTimeoutMs: number, publicOnly: boolean): Agent {
+    const name = `${connectTimeoutMs}:${publicOnly}`;
+    let agent = this.#agents.get(name);
     if (!agent) {
       agent = new Agent({
         keepAliveTimeout: 30_000,
         keepAliveMaxTimeout: 300_000,
         headersTimeout: this.#options.headersTimeoutMs,
         bodyTimeout: this.#options.idleTimeoutMs,
-        connect: { timeout: connectTimeoutMs },
+        connect: { timeout: connectTimeoutMs, ...(publicOnly && { lookup: this.#publicLookup }) },
       });
-      this.#agents.set(connectTimeoutMs, agent);
+      this.#agents.set(name, agent);
     }
     return agent;
   }
@@ -118,7 +126,10 @@ export class UpstreamClient {
 
   #dispatch(upstream: UpstreamRequest, timeouts: UpstreamTimeouts, handler: Dispatcher.DispatchHandler): void {
     const { origin, path } = splitUrl(upstream.url);
-    this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs).dispatch(
+    const publicOnly = timeouts.publicOnly === true;
+    // Thrown inside the callers' promise executors: the call rejects before anything is sent.
+    if (publicOnly) refusePrivateLiteral(new URL(origin).hostname);
+    this.#agent(timeouts.connectTimeoutMs ?? this.#options.connectTimeoutMs, publicOnly).dispatch(
       {
         origin,
         path,
@@ -173,6 +184,15 @@ export function transportError(error: unknown, midStream = false): UpstreamCallE
     });
   }
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  if (code === PRIVATE_ADDRESS_CODE) {
+    return new UpstreamCallError(
+      'upstream',
+      "The channel's host resolves to a private, loopback or link-local address, which the gateway does not " +
+        'call for channels entered in the console (ALLOW_PRIVATE_UPSTREAMS=true allows it).',
+      0,
+      { code: 'upstream_address_refused' },
+    );
+  }
   return new UpstreamCallError(
     'upstream',
     `Could not reach the upstream provider${code ? ` (${code})` : ''}. Try again; if it persists, check the channel's base URL.`,

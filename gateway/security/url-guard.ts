@@ -146,11 +146,6 @@ async function resolveAll(host: string): Promise<string[]> {
   return answers.map((answer) => answer.address);
 }
 
-/** `ALLOW_PRIVATE_UPSTREAMS=true` turns the guard off (documented in the README). */
-export function allowPrivateUpstreams(environment: NodeJS.ProcessEnv = process.env): boolean {
-  return environment.ALLOW_PRIVATE_UPSTREAMS === 'true';
-}
-
 /**
  * Refuses (throws `BlockedUrlError`) a URL that is not http(s), or whose host is or resolves to a
  * non-public address. Every address of the host must be public: one private answer is enough to refuse.

@@ -36,6 +36,7 @@ const ROUTES: Route[] = [
   { method: 'PATCH', path: '/tokens/:id', access: 'user' },
   { method: 'DELETE', path: '/tokens/:id', access: 'user' },
   { method: 'GET', path: '/models', access: 'user' },
+  { method: 'GET', path: '/models/prices', access: 'user' },
   { method: 'GET', path: '/usage/overview', access: 'user' },
   { method: 'GET', path: '/usage/logs', access: 'user' },
   { method: 'GET', path: '/channels', access: 'admin' },
@@ -215,6 +216,8 @@ describe("one user and another user's keys", () => {
     expect(logsByKey.body.items).toEqual([]);
     const ownLogs = await bob.call('GET', '/api/usage/logs');
     expect(ownLogs.body.items).toEqual([]);
+    // Nor which models her key may call.
+    expect((await bob.call('GET', `/api/models/prices?token_id=${aliceTokenId}`)).status).toBe(404);
 
     for (const userId of [aliceUserId, 'all']) {
       const overview = await bob.call('GET', `/api/usage/overview?${range}&user_id=${userId}`);

@@ -114,7 +114,6 @@ function configFile(
  * pass them through `Settings` yet): copied into `process.env` before each runtime starts.
  */
 const PROCESS_SETTINGS = [
-  'ALLOW_PRIVATE_UPSTREAMS',
   'AUTH_RATE_LIMIT_ATTEMPTS',
   'AUTH_RATE_LIMIT_EMAIL_ATTEMPTS',
   'AUTH_RATE_LIMIT_IP_ATTEMPTS',
