@@ -8,6 +8,7 @@
 import type { AnthropicUsage } from '../../../contracts/anthropic/messages-response.ts';
 import { tokenCountsFromAnthropic } from '../anthropic/usage.ts';
 import type { SseEvent } from '../provider.ts';
+import { partsOfMalformedEvent } from './malformed-event.ts';
 import { finishReasonFromAnthropic } from './map-stop-reason.ts';
 import type { ReplyPart } from './reply.ts';
 
@@ -47,7 +48,7 @@ export class AnthropicStreamReader {
     try {
       parsed = JSON.parse(data);
     } catch {
-      return [];
+      return partsOfMalformedEvent(data);
     }
     switch (parsed.type ?? event) {
       case 'message_start':

@@ -8,6 +8,7 @@
 import type { ChatCompletionChunk } from '../../../contracts/openai/chat-response.ts';
 import { tokenCountsFromOpenAI } from '../openai/usage.ts';
 import type { SseEvent } from '../provider.ts';
+import { partsOfMalformedEvent } from './malformed-event.ts';
 import { anthropicErrorType } from './map-error-type.ts';
 import { finishReasonFromOpenAI } from './map-stop-reason.ts';
 import type { ReplyPart } from './reply.ts';
@@ -32,7 +33,7 @@ export class OpenAIStreamReader {
     try {
       chunk = JSON.parse(data);
     } catch {
-      return [];
+      return partsOfMalformedEvent(data);
     }
     if (chunk.error) {
       return [

@@ -12,6 +12,7 @@ import type {
   GeminiGenerateContentResponse,
   GeminiUsageMetadata,
 } from '../../../contracts/gemini/generate-content-response.ts';
+import { partsOfMalformedEvent } from '../conversion/malformed-event.ts';
 import type { ReplyPart } from '../conversion/reply.ts';
 import type { SseEvent } from '../provider.ts';
 import { errorTypeOfGeminiStatus } from './error-type.ts';
@@ -40,7 +41,7 @@ export class GeminiStreamReader {
     try {
       event = JSON.parse(data);
     } catch {
-      return [];
+      return partsOfMalformedEvent(data);
     }
     if (typeof event !== 'object' || event === null) return [];
     if (event.error) return [this.#error(event.error)];

@@ -65,7 +65,10 @@ describe('Gemini stream → neutral reply parts', () => {
     expect(reader.usageRefused).toContain('promptTokenCount was -5');
   });
 
-  it('ignores what is not JSON', () => {
-    expect(new GeminiStreamReader().read({ data: 'not json' })).toEqual([]);
+  it('ends the reply with an error at an event that is not JSON, and ignores an empty one', () => {
+    expect(new GeminiStreamReader().read({ data: 'not json' })).toEqual([
+      expect.objectContaining({ type: 'error', errorType: 'api_error' }),
+    ]);
+    expect(new GeminiStreamReader().read({ data: ' ' })).toEqual([]);
   });
 });
