@@ -7,6 +7,7 @@ import { integer } from '../../platform/read-integer.ts';
 import { readStorageSettings, type StorageSettings } from '../../platform/storage-settings.ts';
 import { originOf } from '../security/origin.ts';
 import { type ConnectionSettings, readConnectionSettings } from './connection-settings.ts';
+import { readSignInSettings, type SignInSettings } from './sign-in-settings.ts';
 
 export interface Settings extends StorageSettings {
   port: number;
@@ -58,6 +59,8 @@ export interface Settings extends StorageSettings {
   publicOrigin: string | undefined;
   /** console channels may call private, loopback and link-local addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
   allowPrivateUpstreams: boolean;
+  /** local passwords and single sign-on */
+  signIn: SignInSettings;
   logLevel: string;
 }
 
@@ -83,6 +86,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
   const storage = readStorageSettings(environment);
   const bodyLimitBytes = integer(environment.BODY_LIMIT_BYTES, 20 * 1024 * 1024, 'BODY_LIMIT_BYTES');
   const trustProxyHops = trustProxy(environment.TRUST_PROXY);
+  const origin = publicOrigin(environment.PUBLIC_URL);
   return {
     port: integer(environment.PORT, 3000, 'PORT'),
     host: environment.HOST ?? '0.0.0.0',
@@ -117,8 +121,9 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     storeWorkerNice: Math.min(19, integer(environment.STORE_WORKER_NICE, 19, 'STORE_WORKER_NICE')),
     metricsToken: environment.METRICS_TOKEN || undefined,
     secureCookies: environment.SECURE_COOKIES === 'true',
-    publicOrigin: publicOrigin(environment.PUBLIC_URL),
+    publicOrigin: origin,
     allowPrivateUpstreams: environment.ALLOW_PRIVATE_UPSTREAMS === 'true',
+    signIn: readSignInSettings(environment, origin),
     cluster: storage.cluster,
     logLevel: environment.LOG_LEVEL ?? 'info',
   };

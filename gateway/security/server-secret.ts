@@ -17,6 +17,8 @@ export interface DerivedKeys {
   sessions: Buffer;
   /** AES-256-GCM key for the conversation summaries the gateway gives out as compaction items */
   compaction: Buffer;
+  /** AES-256-GCM key for the single sign-on cookie that carries a sign-in's state, nonce and PKCE verifier */
+  signInFlow: Buffer;
 }
 
 export function loadServerSecret(options: {
@@ -47,5 +49,6 @@ export function deriveKeys(secret: string): DerivedKeys {
     encryption: derive(secret, 'upstream-key-encryption'),
     sessions: derive(secret, 'console-session'),
     compaction: derive(secret, 'responses-compaction'),
+    signInFlow: derive(secret, 'sign-in-flow'),
   };
 }
