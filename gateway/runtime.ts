@@ -112,6 +112,7 @@ export async function createRuntime(
     secureCookies: settings.secureCookies,
     trustProxyHops: settings.trustProxyHops,
     publicOrigin: settings.publicOrigin,
+    signIn: settings.signIn,
     consoleDirectory: CONSOLE_DIRECTORY,
     channelHealth: (channelId) => breakers.health(channelId),
     allowPrivateUpstreams: settings.allowPrivateUpstreams,

@@ -61,6 +61,19 @@ export async function registerUser(
 }
 
 /**
+ * The account of an email another registration has claimed: the winner claimed the email before
+ * appending its account, so it is given a few seconds to show. Undefined if it never does.
+ */
+export async function accountOnceShown(context: CommandContext, email: string): Promise<UserDocument | undefined> {
+  const { lookups } = context.stores;
+  for (let attempt = 0; attempt < 50 && !lookups.userByEmail(email); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await lookups.ensureEmail(email);
+  }
+  return lookups.userByEmail(email);
+}
+
+/**
  * Creates the admin named by the environment when no admin exists yet. Two nodes starting at once
  * both try; the one that loses the email finds the other's admin and is content.
  */
@@ -82,12 +95,7 @@ export async function ensureAdmin(
     return user.email;
   } catch (error) {
     if (!(error instanceof CommandError && error.code === 'email_taken')) throw error;
-    // The winner claimed the email before appending its account: give it a moment to show.
-    for (let attempt = 0; attempt < 50 && !lookups.userByEmail(email); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      await lookups.ensureEmail(email);
-    }
-    if (lookups.userByEmail(email)?.role === 'admin') return null;
+    if ((await accountOnceShown(context, email))?.role === 'admin') return null;
     return refuseNonAdmin();
   }
 }

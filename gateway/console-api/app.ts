@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express from 'express';
 import type { CommandContext } from '../commands/command-context.ts';
+import type { SignInSettings } from '../config/sign-in-settings.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { ChannelHealth } from '../relay/circuit-breaker.ts';
 import { accountRoutes } from './account-routes.ts';
@@ -18,6 +19,7 @@ import { sessionUser } from './guards.ts';
 import { modelRoutes } from './model-routes.ts';
 import { sameOriginGuard } from './same-origin.ts';
 import { securityHeaders } from './security-headers.ts';
+import { signInRoutes } from './sign-in-routes.ts';
 import { consoleStaticFiles } from './static-files.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { usageRoutes } from './usage-routes.ts';
@@ -30,6 +32,8 @@ export interface ConsoleAppOptions {
   /** the site's origin as browsers reach it (`PUBLIC_URL`): what state-changing calls must name */
   publicOrigin?: string | undefined;
   consoleDirectory: string;
+  /** local passwords and single sign-on; absent: local passwords only */
+  signIn?: SignInSettings;
   /** a channel's circuit breaker on this node, shown to admins in GET /api/channels */
   channelHealth?: (channelId: string) => ChannelHealth;
   /** channels entered here may name private addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
@@ -65,6 +69,8 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(express.json({ limit: '1mb' }));
   api.use(sessionUser(context.stores.lookups, context.keys.sessions));
   const authOptions = { secureCookies: options.secureCookies, trustProxyHops: options.trustProxyHops ?? 0 };
+  // Before the password routes, which it refuses when local passwords are off.
+  api.use(signInRoutes(context, options.signIn ?? { localPasswords: true, sso: null }, options.secureCookies));
   api.use(authRoutes(context, authOptions));
   api.use(tokenRoutes(context));
   api.use(modelRoutes(context, options.prices));
