@@ -56,6 +56,8 @@ export interface HarnessOptions {
   extraChannels?: ExtraChannel[];
   /** more top-level YAML of the config file (e.g. `prices:` and its entries) */
   configLines?: string[];
+  /** the port to listen on (default: any free one); for settings that name it, like PUBLIC_URL */
+  port?: number;
 }
 
 function extraChannelLines(channels: ExtraChannel[], upstreamUrl: string): string[] {
@@ -145,7 +147,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.environment,
   };
   let runtime = await createHarnessRuntime(environment);
-  let baseUrl = await listen(runtime);
+  let baseUrl = await listen(runtime, options.port);
   const harness: Harness = {
     get baseUrl() {
       return baseUrl;
@@ -158,7 +160,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async restart() {
       await runtime.close();
       runtime = await createHarnessRuntime(environment);
-      baseUrl = await listen(runtime);
+      baseUrl = await listen(runtime, options.port);
     },
     async stop() {
       await runtime.close();
@@ -169,8 +171,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   return harness;
 }
 
-async function listen(runtime: GatewayRuntime): Promise<string> {
-  await new Promise<void>((resolve) => runtime.server.listen(0, '127.0.0.1', resolve));
+async function listen(runtime: GatewayRuntime, wanted = 0): Promise<string> {
+  await new Promise<void>((resolve) => runtime.server.listen(wanted, '127.0.0.1', resolve));
   const { port } = runtime.server.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;
 }
