@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { decideRegistration } from './accounts.ts';
 import { CommandError } from './errors.ts';
+import { decideProviderRole } from './sso-accounts.ts';
 import { decideUserChange } from './users.ts';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -80,5 +81,20 @@ describe('decideUserChange', () => {
     expect(
       decideUserChange({ actorId: 'a', userId: 'c', disabled: true }, state(1, user('a'), plain), now),
     ).toHaveLength(1);
+  });
+});
+
+describe('decideProviderRole', () => {
+  it("promotes and demotes to what the provider's groups say", () => {
+    const [promoted] = decideProviderRole(user('u', { role: 'user' }), true, { enabledAdmins: 1 }, now);
+    expect(promoted).toMatchObject({ type: 'user.updated', body: { userId: 'u', role: 'admin' } });
+    const [demoted] = decideProviderRole(user('a'), false, { enabledAdmins: 2 }, now);
+    expect(demoted).toMatchObject({ type: 'user.updated', body: { userId: 'a', role: 'user' } });
+  });
+
+  it('keeps the last enabled admin, and changes nothing that already matches', () => {
+    expect(decideProviderRole(user('a'), false, { enabledAdmins: 1 }, now)).toEqual([]);
+    expect(decideProviderRole(user('a'), true, { enabledAdmins: 3 }, now)).toEqual([]);
+    expect(decideProviderRole(user('u', { role: 'user' }), false, { enabledAdmins: 1 }, now)).toEqual([]);
   });
 });

@@ -27,7 +27,10 @@ export class OidcBrowser {
     }
   }
 
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     const response = await fetch(url, {
       method: init.method ?? 'GET',
@@ -35,6 +38,7 @@ export class OidcBrowser {
       headers: {
         ...(cookie && { cookie }),
         ...(init.form && { 'content-type': 'application/x-www-form-urlencoded' }),
+        ...init.headers,
       },
       ...(init.form && { body: new URLSearchParams(init.form).toString() }),
     });
