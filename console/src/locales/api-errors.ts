@@ -28,6 +28,8 @@ export const apiErrorsEn = {
   store_unavailable: 'A data store of the gateway is not answering; try again shortly.',
   storage_full: 'The gateway’s data disk is full, so nothing can be saved. Ask the operator to free space.',
   internal_error: 'Something went wrong on the gateway; try again.',
+  local_passwords_off: 'Passwords are turned off on this gateway: use single sign-on instead.',
+  sso_not_configured: 'Single sign-on is not configured on this gateway.',
   rules: {
     required: '{field} is required.',
     empty: '{field} must not be empty.',
@@ -98,6 +100,8 @@ export const apiErrorsZh: typeof apiErrorsEn = {
   store_unavailable: '网关的数据存储暂时没有响应，请稍后再试。',
   storage_full: '网关的数据盘已满，无法保存。请联系运维人员清理空间。',
   internal_error: '网关出错了，请重试。',
+  local_passwords_off: '此网关已关闭密码登录，请使用单点登录。',
+  sso_not_configured: '此网关未配置单点登录。',
   rules: {
     required: '{field}为必填项。',
     empty: '{field}不能为空。',

@@ -45,6 +45,21 @@ export const en = {
     haveAccount: 'Already have an account?',
     expired: 'Your session has expired. Sign in again to continue.',
     signedOut: 'You have signed out.',
+    ssoSignIn: 'Sign in with {provider}',
+    or: 'or',
+    passwordsOff: 'Accounts are made at the first sign-in with {provider}.',
+    ssoErrors: {
+      sso_state_mismatch: 'This sign-in was not started in this browser, or took too long. Try again.',
+      sso_denied: 'The identity provider refused the sign-in, or it was cancelled there.',
+      sso_provider_unavailable: 'The identity provider is not answering. Try again in a moment.',
+      sso_invalid_response:
+        'The identity provider’s answer could not be verified. Try again, or ask the operator to check the single sign-on settings.',
+      sso_email_missing: 'The identity provider did not share your email address. Allow it, or ask the operator.',
+      sso_email_unverified:
+        'The identity provider has not verified your email address. Verify it there, then try again.',
+      account_disabled: 'This account is disabled. Ask an administrator to enable it.',
+      unknown: 'Single sign-on did not finish. Try again.',
+    },
   },
   account: {
     title: 'Account',
