@@ -16,6 +16,7 @@ const sources = () => [
   path.join(consoleRoot, 'vite.config.ts'),
   path.join(consoleRoot, 'vite-precompress.ts'),
   path.join(root, 'contracts', 'console-api.ts'),
+  path.join(root, 'contracts', 'console-api-sign-in.ts'),
 ];
 
 /** Builds `console/dist` unless it is up to date with the sources; returns whether it built. */
