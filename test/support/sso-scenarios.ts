@@ -53,11 +53,12 @@ export async function signInWithSso(gatewayUrl: string, login: string, redirect?
 
 /**
  * `count` first sign-ins of one person at the same moment, spread over the nodes: every browser is
- * taken up to its callback first, then all callbacks are requested at once.
+ * taken up to its callback first, then all callbacks are requested at once, each on the node after
+ * the one that started it (with two nodes, every sign-in finishes on the other).
  */
 export async function firstSignInsAtOnce(urls: string[], login: string, count: number): Promise<Finished[]> {
   const callbacks = await Promise.all(
     Array.from({ length: count }, (_, index) => untilCallback(urls[index % urls.length]!, login)),
   );
-  return Promise.all(callbacks.map((callback, index) => finishOn(urls[index % urls.length]!, callback)));
+  return Promise.all(callbacks.map((callback, index) => finishOn(urls[(index + 1) % urls.length]!, callback)));
 }
