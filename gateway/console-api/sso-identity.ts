@@ -15,7 +15,7 @@ import { type SsoClaims, SsoError } from './sso-provider.ts';
  */
 function emailVerified(claims: SsoClaims): boolean {
   const verified = claims.email_verified;
-  return verified === true || verified === 'true' || claims.xms_edov === true || claims.xms_edov === '1';
+  return verified === true || verified === 'true' || claims.xms_edov === true;
 }
 
 function groupsOf(value: unknown): string[] {
