@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setLocale } from '../locales/index.ts';
 import { fakeApi } from '../testing/fake-api.ts';
 import { mountPage, settle } from '../testing/mount.ts';
+import AccountView from './AccountView.vue';
 import SignInView from './SignInView.vue';
 import SignUpView from './SignUpView.vue';
 
@@ -66,5 +67,21 @@ describe('sign-in methods on the sign-in pages', () => {
     await settle();
     expect(wrapper.find('form').exists()).toBe(false);
     expect(wrapper.find('[data-test=passwords-off]').text()).toContain('first sign-in with Keycloak');
+  });
+});
+
+describe('the account page', () => {
+  it('has no password change when local passwords are off', async () => {
+    fakeApi({ 'GET /auth/methods': () => ssoOnly });
+    const { wrapper } = await mountPage(AccountView, { path: '/account', user: { role: 'user' } });
+    await settle();
+    expect(wrapper.find('[data-test=password-card]').exists()).toBe(false);
+  });
+
+  it('keeps it when they are on', async () => {
+    fakeApi({ 'GET /auth/methods': () => ({ ...ssoOnly, password: true }) });
+    const { wrapper } = await mountPage(AccountView, { path: '/account', user: { role: 'user' } });
+    await settle();
+    expect(wrapper.find('[data-test=password-form]').exists()).toBe(true);
   });
 });
