@@ -87,6 +87,12 @@ describe('single sign-on (embedded)', () => {
     expect(await accountsWithEmail('ada@example.com')).toBe(1);
   });
 
+  it('lands only on a path of this site, whatever the start asked for', async () => {
+    for (const redirect of ['//evil.example/x', 'https://evil.example', '/\\evil.example']) {
+      expect((await signInWithSso(harness.baseUrl, 'ada', redirect)).location).toBe('/overview');
+    }
+  });
+
   it('matches an account registered with a password by its email', async () => {
     const registered = await new ConsoleClient(harness.baseUrl).register('bob@example.com');
     const finished = await signInWithSso(harness.baseUrl, 'bob');
