@@ -116,6 +116,7 @@ export async function createRuntime(
     consoleDirectory: CONSOLE_DIRECTORY,
     channelHealth: (channelId) => breakers.health(channelId),
     allowPrivateUpstreams: settings.allowPrivateUpstreams,
+    authRateLimits: settings.authRateLimits,
     prices,
   });
   const server = createGatewayServer(

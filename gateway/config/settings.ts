@@ -3,9 +3,11 @@
  * Every setting comes from the environment (documented in the README's configuration reference). Where
  * the data lives is read in platform/storage-settings.ts, which the projector shares.
  */
+
 import { integer } from '../../platform/read-integer.ts';
 import { readStorageSettings, type StorageSettings } from '../../platform/storage-settings.ts';
 import { originOf } from '../security/origin.ts';
+import { type AuthRateLimitSettings, readAuthRateLimitSettings } from './auth-rate-limit-settings.ts';
 import { type ConnectionSettings, readConnectionSettings } from './connection-settings.ts';
 import { readSignInSettings, type SignInSettings } from './sign-in-settings.ts';
 
@@ -59,6 +61,8 @@ export interface Settings extends StorageSettings {
   publicOrigin: string | undefined;
   /** console channels may call private, loopback and link-local addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
   allowPrivateUpstreams: boolean;
+  /** the sign-in and password-check limits (`AUTH_RATE_LIMIT_*`) */
+  authRateLimits: AuthRateLimitSettings;
   /** local passwords and single sign-on */
   signIn: SignInSettings;
   logLevel: string;
@@ -123,6 +127,7 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     secureCookies: environment.SECURE_COOKIES === 'true',
     publicOrigin: origin,
     allowPrivateUpstreams: environment.ALLOW_PRIVATE_UPSTREAMS === 'true',
+    authRateLimits: readAuthRateLimitSettings(environment),
     signIn: readSignInSettings(environment, origin),
     cluster: storage.cluster,
     logLevel: environment.LOG_LEVEL ?? 'info',

@@ -13,11 +13,14 @@ import { type AuthRouteOptions, startSession, userView } from './auth-routes.ts'
 import { currentUser } from './guards.ts';
 import { passwordWork, passwordWorkErrors } from './password-work.ts';
 
-export function accountRoutes(context: CommandContext, { secureCookies, trustProxyHops }: AuthRouteOptions): Router {
+export function accountRoutes(
+  context: CommandContext,
+  { secureCookies, trustProxyHops, rateLimits }: AuthRouteOptions,
+): Router {
   const router = Router();
 
   // The current password is checked before anything changes: a guess like a sign-in, limited like one.
-  router.post('/auth/password', limitPasswordChecks(trustProxyHops), async (request, response) => {
+  router.post('/auth/password', limitPasswordChecks(trustProxyHops, rateLimits), async (request, response) => {
     const user = currentUser(request);
     const input = parseOrThrow(changePasswordRequestSchema, request.body);
     const updated = await passwordWork.run(clientOf(request, trustProxyHops), () =>

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express from 'express';
 import type { CommandContext } from '../commands/command-context.ts';
+import { type AuthRateLimitSettings, readAuthRateLimitSettings } from '../config/auth-rate-limit-settings.ts';
 import type { SignInSettings } from '../config/sign-in-settings.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { ChannelHealth } from '../relay/circuit-breaker.ts';
@@ -36,6 +37,8 @@ export interface ConsoleAppOptions {
   signIn?: SignInSettings;
   /** a channel's circuit breaker on this node, shown to admins in GET /api/channels */
   channelHealth?: (channelId: string) => ChannelHealth;
+  /** the sign-in and password-check limits (`AUTH_RATE_LIMIT_*`; absent: the defaults) */
+  authRateLimits?: AuthRateLimitSettings;
   /** channels entered here may name private addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
   allowPrivateUpstreams?: boolean;
   /** the relay's prices, for the models page */
@@ -68,7 +71,11 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   );
   api.use(express.json({ limit: '1mb' }));
   api.use(sessionUser(context.stores.lookups, context.keys.sessions));
-  const authOptions = { secureCookies: options.secureCookies, trustProxyHops: options.trustProxyHops ?? 0 };
+  const authOptions = {
+    secureCookies: options.secureCookies,
+    trustProxyHops: options.trustProxyHops ?? 0,
+    rateLimits: options.authRateLimits ?? readAuthRateLimitSettings({}),
+  };
   // Before the password routes, which it refuses when local passwords are off.
   api.use(signInRoutes(context, options.signIn ?? { localPasswords: true, sso: null }, options.secureCookies));
   api.use(authRoutes(context, authOptions));

@@ -13,41 +13,14 @@
  * the answer is 429 `too_many_attempts` with `retry-after`. See docs/reliability.md for the reasoning.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AuthRateLimitSettings } from '../config/auth-rate-limit-settings.ts';
 import { clientAddressOf } from '../security/ip-allowlist.ts';
 import { ipv6Groups } from '../security/url-guard.ts';
 import { ApiError } from './api-error.ts';
 import { AttemptCounter, type Attempts, KnownPairs } from './attempt-counter.ts';
 
-export interface AuthRateLimitSettings {
-  /** attempts per (email, client address) pair, and password checks per account, per window */
-  attempts: number;
-  /** attempts per client address per window */
-  addressAttempts: number;
-  /** attempts per email per window from addresses that have not signed in to it lately */
-  emailAttempts: number;
-  windowMs: number;
-}
-
 /** How long a successful sign-in makes its address the account's own for the per-email limit. */
 const KNOWN_ADDRESS_MS = 30 * 24 * 3_600_000;
-
-function positiveInteger(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a positive integer, got "${value}".`);
-  return parsed;
-}
-
-export function readAuthRateLimitSettings(environment: NodeJS.ProcessEnv = process.env): AuthRateLimitSettings {
-  const attempts = positiveInteger(environment.AUTH_RATE_LIMIT_ATTEMPTS, 10, 'AUTH_RATE_LIMIT_ATTEMPTS');
-  const read = (name: string, fallback: number) => positiveInteger(environment[name], fallback, name);
-  return {
-    attempts,
-    addressAttempts: read('AUTH_RATE_LIMIT_IP_ATTEMPTS', attempts * 5),
-    emailAttempts: read('AUTH_RATE_LIMIT_EMAIL_ATTEMPTS', attempts * 10),
-    windowMs: read('AUTH_RATE_LIMIT_WINDOW_MS', 300_000),
-  };
-}
 
 /**
  * The client a limit counts: its address (the socket's peer, or with `TRUST_PROXY` the address the
@@ -85,7 +58,7 @@ export class SignInLimiter {
   readonly #byEmail: AttemptCounter;
   readonly #known = new KnownPairs(KNOWN_ADDRESS_MS);
 
-  constructor(settings: AuthRateLimitSettings = readAuthRateLimitSettings(), now: () => number = Date.now) {
+  constructor(settings: AuthRateLimitSettings, now: () => number = Date.now) {
     this.#settings = settings;
     this.#now = now;
     this.#byAddress = new AttemptCounter(settings.windowMs);
@@ -129,7 +102,7 @@ export class SignInLimiter {
  */
 export function limitPasswordChecks(
   trustProxyHops: number,
-  settings: AuthRateLimitSettings = readAuthRateLimitSettings(),
+  settings: AuthRateLimitSettings,
   now: () => number = Date.now,
 ): RequestHandler {
   const byAccount = new AttemptCounter(settings.windowMs);

@@ -8,6 +8,7 @@ import type { UserDocument } from '../../projector/read-models/users/evolve.ts';
 import { registerUser } from '../commands/accounts.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { endSession } from '../commands/sessions.ts';
+import type { AuthRateLimitSettings } from '../config/auth-rate-limit-settings.ts';
 import { decoyPasswordHash, verifyPassword } from '../security/passwords.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
 import { clientOf, SignInLimiter } from './auth-rate-limit.ts';
@@ -34,15 +35,19 @@ export interface AuthRouteOptions {
   secureCookies: boolean;
   /** reverse-proxy hops to trust for the client address (`TRUST_PROXY`) */
   trustProxyHops: number;
+  rateLimits: AuthRateLimitSettings;
 }
 
-export function authRoutes(context: CommandContext, { secureCookies, trustProxyHops }: AuthRouteOptions): Router {
+export function authRoutes(
+  context: CommandContext,
+  { secureCookies, trustProxyHops, rateLimits }: AuthRouteOptions,
+): Router {
   const router = Router();
   const signIn = (response: Parameters<typeof setSessionCookie>[0], user: UserDocument) =>
     startSession(response, user, context.keys.sessions, secureCookies);
 
   // One limiter for both routes: a guesser cannot double the attempts by alternating them.
-  const limiter = new SignInLimiter();
+  const limiter = new SignInLimiter(rateLimits);
   const limitAttempts = limiter.middleware(trustProxyHops);
 
   router.post('/auth/register', limitAttempts, async (request, response) => {

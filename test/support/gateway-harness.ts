@@ -111,22 +111,8 @@ function configFile(
   return file;
 }
 
-/**
- * Settings the console API reads from the process environment when it is built (the runtime does not
- * pass them through `Settings` yet): copied into `process.env` before each runtime starts.
- */
-const PROCESS_SETTINGS = [
-  'AUTH_RATE_LIMIT_ATTEMPTS',
-  'AUTH_RATE_LIMIT_EMAIL_ATTEMPTS',
-  'AUTH_RATE_LIMIT_IP_ATTEMPTS',
-  'AUTH_RATE_LIMIT_WINDOW_MS',
-] as const;
-
+/** Every setting reaches the runtime through `readSettings`, as in a real start. */
 async function createHarnessRuntime(environment: Record<string, string>): Promise<GatewayRuntime> {
-  for (const name of PROCESS_SETTINGS) {
-    if (environment[name] === undefined) delete process.env[name];
-    else process.env[name] = environment[name];
-  }
   return createRuntime(readSettings(environment));
 }
 
