@@ -30,8 +30,10 @@ const agentSessionHeaders = ['x-claude-code-session-id', 'session-id', 'session_
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** Node reads header bytes as Latin-1; a client sending UTF-8 JSON means UTF-8. */
-const utf8 = (value: string) => Buffer.from(value, 'latin1').toString('utf8');
+const beyondAscii = /[\u0080-\u00ff]/;
+
+/** Node reads header bytes as Latin-1; a client sending UTF-8 JSON means UTF-8 (ASCII is both as it is). */
+const utf8 = (value: string) => (beyondAscii.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value);
 
 function refuse(message: string, param: string): never {
   throw new GatewayError('invalid_request', message, { param, code: 'invalid_gateway_header' });
@@ -133,8 +135,11 @@ export function attributionOf(
   defaults: Metadata | null | undefined,
 ): RequestAttribution | null {
   const requested = metadataHeaderOf(headers);
-  const merged: Metadata = { ...defaults, ...labelsOf(endpoint, body), ...requested };
-  const names = Object.keys(merged);
+  const labels = endpoint.startsWith('gemini.') ? labelsOf(endpoint, body) : null;
+  // Most requests name no metadata: no object is built for them.
+  const merged: Metadata | null =
+    requested === null && labels === null ? (defaults ?? null) : { ...defaults, ...labels, ...requested };
+  const names = merged === null ? [] : Object.keys(merged);
   if (names.length > METADATA_MAX_KEYS) {
     refuse(
       `With the key's default metadata the request names ${names.length} metadata keys; at most ${METADATA_MAX_KEYS} are allowed.`,
@@ -146,7 +151,7 @@ export function attributionOf(
   if (endUser !== undefined) attribution.endUser = endUser.slice(0, ATTRIBUTION_MAX_ID);
   const sessionId = sessionOf(headers);
   if (sessionId !== undefined) attribution.sessionId = sessionId;
-  if (names.length > 0) attribution.metadata = merged;
+  if (merged !== null && names.length > 0) attribution.metadata = merged;
   return attribution.endUser === undefined && attribution.sessionId === undefined && names.length === 0
     ? null
     : attribution;
