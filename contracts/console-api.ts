@@ -5,6 +5,13 @@
  */
 import { z } from 'zod';
 import { roleSchema } from './account-role.ts';
+import { metadataSchema } from './attribution.ts';
+import {
+  attributionLogEntryFields,
+  attributionLogFilterFields,
+  usageGroupBySchema,
+  usageGroupSchema,
+} from './console-api-attribution.ts';
 
 export const emailSchema = z
   .email('must be an email address')
@@ -69,6 +76,8 @@ const tokenPolicyFields = {
   rpm_limit: z.number().int().min(1, 'must be at least 1 (or null for no limit)').nullable().optional(),
   /** tokens (prompt + completion) per minute, across every gateway node; null is unlimited */
   tpm_limit: z.number().int().min(1, 'must be at least 1 (or null for no limit)').nullable().optional(),
+  /** default metadata of the key's requests (`{"env": "prod"}`); a request's own names override it; null clears */
+  metadata: metadataSchema.nullable().optional(),
   ...budgetFields,
 };
 
@@ -103,6 +112,7 @@ export const tokenViewSchema = z.object({
   ip_allowlist: z.array(z.string()).nullable().optional(),
   rpm_limit: z.number().nullable().optional(),
   tpm_limit: z.number().nullable().optional(),
+  metadata: z.record(z.string(), z.string()).nullable().optional(),
   ...budgetViewFields,
 });
 
@@ -140,6 +150,8 @@ export const usageOverviewQuerySchema = z.object({
     .optional(),
   /** how `by_token` ranks the keys: by tokens used (default) or by spend (then tokens) */
   top_keys_by: z.enum(['tokens', 'cost']).optional(),
+  /** `end_user`, `session` or `metadata.<key>`: the overview adds `by_group`, the totals of each */
+  group_by: usageGroupBySchema.optional(),
 });
 
 export const usageTotalsSchema = z.object({
@@ -201,6 +213,8 @@ export const usageOverviewSchema = z.object({
    * hourly rollups cannot split an hour, so each hour counts in the day it starts in
    */
   time_zone_exact: z.boolean().optional(),
+  /** with `group_by`: each group's totals over the same hours, at most USAGE_GROUPS_MAX, the most expensive first */
+  by_group: z.array(usageGroupSchema).optional(),
 });
 
 export const usageLogsQuerySchema = z.object({
@@ -213,6 +227,7 @@ export const usageLogsQuerySchema = z.object({
   request_id: z.string().max(200).optional(),
   /** `ok`: answered without error; `error`: a 4xx/5xx answer or an in-stream error */
   status: z.enum(['ok', 'error']).optional(),
+  ...attributionLogFilterFields,
   limit: z.coerce.number().int().min(1).max(500).optional(),
   /** opaque cursor from the previous page */
   cursor: z.string().optional(),
@@ -262,6 +277,7 @@ export const usageLogEntrySchema = z.object({
   first_token_ms: z.number().nullable(),
   /** every upstream call in order; empty for a request refused before routing (or recorded before attempts were kept) */
   attempts: z.array(usageLogAttemptSchema).optional(),
+  ...attributionLogEntryFields,
 });
 
 export const usageLogsPageSchema = z.object({
@@ -271,6 +287,7 @@ export const usageLogsPageSchema = z.object({
   total: z.number().optional(),
 });
 
+export * from './console-api-attribution.ts';
 export * from './console-api-channels.ts';
 
 // Account

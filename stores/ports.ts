@@ -6,6 +6,11 @@
  */
 import type {
   ChannelUsage,
+  SessionDetail,
+  SessionsPage,
+  SessionsQuery,
+  UsageGroup,
+  UsageGrouping,
   UsageLogsPage,
   UsageLogsQuery,
   UsageOverview,
@@ -79,6 +84,22 @@ export interface UsageReadModel {
   logs(query: UsageLogsQuery & { userId: string | null }): Promise<UsageLogsPage>;
   /** Each channel's calls, errors and latency since a time (whole hours: the hourly rollups). */
   channelUsage(sinceMs: number): Promise<ChannelUsage[]>;
+  /** The overview's `by_group`: totals per end user, session or metadata value (contracts/console-api-attribution.ts). */
+  groups(query: UsageGroupsQuery): Promise<UsageGroup[]>;
+  /** Sessions with their totals, the latest or the most expensive first; `userId` null: every user's. */
+  sessions(query: SessionsQuery & { userId: string | null }): Promise<SessionsPage>;
+  /** One session's requests in order; null when `userId` (null: any) has no request in it. */
+  session(sessionId: string, userId: string | null): Promise<SessionDetail | null>;
+}
+
+/** What `groups` sums: requests started in [fromMs, toMs) (the overview's whole hours), as the overview filters them. */
+export interface UsageGroupsQuery {
+  fromMs: number;
+  toMs: number;
+  userId: string | null;
+  model?: string | undefined;
+  tokenId?: string | undefined;
+  grouping: UsageGrouping;
 }
 
 /**

@@ -68,6 +68,12 @@ export function createAppRouter(pinia: Pinia, history: RouterHistory = createWeb
       },
       { path: '/logs', component: () => import('./views/UsageLogView.vue'), meta: { title: 'nav.logs', nav: 'logs' } },
       {
+        path: '/sessions',
+        component: () => import('./views/SessionsView.vue'),
+        meta: { title: 'nav.sessions', nav: 'sessions' },
+      },
+      { path: '/sessions/:id', component: () => import('./views/SessionView.vue'), meta: { title: 'nav.sessions' } },
+      {
         path: '/account',
         component: () => import('./views/AccountView.vue'),
         meta: { title: 'nav.account', nav: 'account' },

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { roleSchema } from '../account-role.ts';
+import { metadataSchema } from '../attribution.ts';
 import { channelTypeSchema } from '../channel-type.ts';
 import { envelope } from './envelope.ts';
 
@@ -79,6 +80,8 @@ const tokenLimits = {
   rpmLimit: z.number().int().min(1).nullable().optional(),
   /** tokens (prompt + completion) per minute across every gateway node; null is unlimited */
   tpmLimit: z.number().int().min(1).nullable().optional(),
+  /** metadata every request of the key carries unless the request names the same key (contracts/attribution.ts) */
+  metadata: metadataSchema.nullable().optional(),
 };
 
 export const tokenIssuedV1 = envelope(

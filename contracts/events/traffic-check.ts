@@ -11,6 +11,7 @@
  * (traffic-check.unit.spec.ts) checks that the hand check never accepts what zod refuses.
  */
 import type { z } from 'zod';
+import { isAttribution } from './attribution-check.ts';
 import type { GatewayEvent } from './index.ts';
 import {
   requestCompletedV2,
@@ -93,8 +94,12 @@ function isRequestBody(body: Value): boolean {
   const attempts = body['attempts'];
   const clientRequestId = body['clientRequestId'];
   const usage = body['usage'];
+  const attribution = body['attribution'];
   const optional =
-    (attempts === undefined ? 0 : 1) + (clientRequestId === undefined ? 0 : 1) + (usage === undefined ? 0 : 1);
+    (attempts === undefined ? 0 : 1) +
+    (clientRequestId === undefined ? 0 : 1) +
+    (usage === undefined ? 0 : 1) +
+    (attribution === undefined ? 0 : 1);
   return (
     keyCount(body) === requestKeys + optional &&
     isString(body['requestId']) &&
@@ -114,6 +119,7 @@ function isRequestBody(body: Value): boolean {
     typeof body['clientAborted'] === 'boolean' &&
     (attempts === undefined || (Array.isArray(attempts) && attempts.every(isAttempt))) &&
     (clientRequestId === undefined || isString(clientRequestId)) &&
+    (attribution === undefined || isAttribution(attribution)) &&
     (usage === undefined || (isString(body['userId']) && isString(body['tokenId']) && isRequestUsage(usage)))
   );
 }

@@ -35,6 +35,7 @@ const requestCompleted = {
       { channelId: 'c1', keyIndex: 0, status: 200, error: null, latencyMs: 200 },
     ],
     clientRequestId: 'trace-1',
+    attribution: { endUser: 'alice', sessionId: 's-1', metadata: { feature: 'search', env: 'prod' } },
   },
 };
 
@@ -80,6 +81,7 @@ function withoutOptional(
   const body: Record<string, unknown> = { ...event.body };
   delete body['attempts'];
   delete body['clientRequestId'];
+  delete body['attribution'];
   delete body['usageRefused'];
   if (body['usage']) {
     const usage: Record<string, unknown> = { ...(body['usage'] as object) };
@@ -134,12 +136,24 @@ describe('the hand check of traffic events', () => {
         ...(body['usage'] ? Object.keys(body['usage'] as object).map((key) => ['body', 'usage', key]) : []),
         ...(body['usage'] ? Object.keys(usageRecorded.body.price).map((key) => ['body', 'usage', 'price', key]) : []),
         ...(body['usage'] ? [['body', 'usage', 'unknownField']] : []),
+        ...(body['attribution']
+          ? [
+              ...['endUser', 'sessionId', 'metadata', 'unknownField'].map((key) => ['body', 'attribution', key]),
+              ...['feature', 'a'.repeat(65), 'bad name', '__proto__'].map((key) => [
+                'body',
+                'attribution',
+                'metadata',
+                key,
+              ]),
+            ]
+          : []),
       ];
       return [
         ...Object.keys(sample).map((key) => [key]),
         ...Object.keys(body).map((key) => ['body', key]),
         ['body', 'attempts'],
         ['body', 'clientRequestId'],
+        ['body', 'attribution'],
         ['body', 'usageRefused'],
         ['body', 'usage'],
         ['body', 'unknownField'],
@@ -149,7 +163,17 @@ describe('the hand check of traffic events', () => {
     });
     const awkward = fc.oneof(
       fc.jsonValue(),
-      fc.constantFrom(-1, 1.5, 2 ** 60, '', 'Z', '2026-02-30T10:00:00Z', '2026-11-26T10:15:00+01:00', 'not-a-uuid'),
+      fc.constantFrom(
+        -1,
+        1.5,
+        2 ** 60,
+        '',
+        'Z',
+        'x'.repeat(257),
+        '2026-02-30T10:00:00Z',
+        '2026-11-26T10:15:00+01:00',
+        'not-a-uuid',
+      ),
       fc.constant(undefined),
     );
     fc.assert(

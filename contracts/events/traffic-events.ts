@@ -8,6 +8,7 @@
  * for the logs that hold it.
  */
 import { z } from 'zod';
+import { requestAttributionSchema } from '../attribution.ts';
 import { envelope } from './envelope.ts';
 
 /**
@@ -76,6 +77,12 @@ export const requestCompletedV1 = envelope(
      * OPTIONAL field of version 1, like `attempts`.
      */
     clientRequestId: z.string().optional(),
+    /**
+     * Who and what the request was for (end user, session, metadata: contracts/attribution.ts), when
+     * the client or its key named any. An OPTIONAL field of version 1, like `attempts`: older events
+     * have none, and older readers ignore it.
+     */
+    attribution: requestAttributionSchema.optional(),
   }),
 );
 

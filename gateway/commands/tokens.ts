@@ -41,6 +41,7 @@ function limitFields(input: UpdateTokenRequest) {
     ...(allowlist !== undefined && { ipAllowlist: allowlist }),
     ...(input.rpm_limit !== undefined && { rpmLimit: input.rpm_limit }),
     ...(input.tpm_limit !== undefined && { tpmLimit: input.tpm_limit }),
+    ...(input.metadata !== undefined && { metadata: input.metadata }),
     ...budgetFields(input),
   };
 }

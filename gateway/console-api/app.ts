@@ -20,6 +20,7 @@ import { sessionUser } from './guards.ts';
 import { modelRoutes } from './model-routes.ts';
 import { sameOriginGuard } from './same-origin.ts';
 import { securityHeaders } from './security-headers.ts';
+import { sessionRoutes } from './session-routes.ts';
 import { signInRoutes } from './sign-in-routes.ts';
 import { consoleStaticFiles } from './static-files.ts';
 import { tokenRoutes } from './token-routes.ts';
@@ -82,6 +83,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(tokenRoutes(context));
   api.use(modelRoutes(context, options.prices));
   api.use(usageRoutes(context.stores.usage, context.stores.lookups));
+  api.use(sessionRoutes(context.stores.usage, context.stores.lookups));
   api.use(accountRoutes(context, authOptions));
   api.use(channelRoutes(context, options.channelHealth, options.allowPrivateUpstreams ?? false));
   api.use(userRoutes(context));

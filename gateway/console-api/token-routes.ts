@@ -49,6 +49,7 @@ export function tokenView(token: TokenDocument, lookups: LookupReadModel, now = 
     ip_allowlist: token.ipAllowlist ?? null,
     rpm_limit: token.rpmLimit ?? null,
     tpm_limit: token.tpmLimit ?? null,
+    metadata: token.metadata ?? null,
     ...budgetView(token.budgetNanoUsd, token.budgetPeriod, spend, now),
   };
 }

@@ -7,11 +7,12 @@ import { type Request, Router } from 'express';
 import { type UsageLogEntry, usageLogsQuerySchema, usageOverviewQuerySchema } from '../../contracts/console-api.ts';
 import type { LookupReadModel, UsageReadModel } from '../../stores/ports.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';
+import { groupsQueryOf, withMetadataFilters } from './attribution-query.ts';
 import { currentUser } from './guards.ts';
 
 const MAX_RANGE_MS = 400 * 24 * 3_600_000;
 
-function scopeOf(request: Request, requested: string | undefined): string | null {
+export function scopeOf(request: Request, requested: string | undefined): string | null {
   const user = currentUser(request);
   if (!requested || requested === user.userId) return user.userId;
   if (user.role !== 'admin')
@@ -32,7 +33,13 @@ export function usageRoutes(usage: UsageReadModel, lookups?: LookupReadModel): R
     if (!(to > from)) throw new ApiError(400, 'invalid_request', '`to` must be later than `from`.', 'to');
     if (to - from > MAX_RANGE_MS)
       throw new ApiError(400, 'invalid_request', 'The range may span at most 400 days.', 'from');
-    const overview = await usage.overview({ ...query, userId: scopeOf(request, query.user_id) });
+    const userId = scopeOf(request, query.user_id);
+    const groupBy = query.group_by;
+    const [overview, groups] = await Promise.all([
+      usage.overview({ ...query, userId }),
+      groupBy === undefined ? undefined : usage.groups(groupsQueryOf({ ...query, group_by: groupBy }, userId)),
+    ]);
+    if (groups) overview.by_group = groups;
     const admin = currentUser(request).role === 'admin';
     overview.by_token = overview.by_token?.map((row) => {
       const token = tokenOf(row.token_id);
@@ -51,7 +58,7 @@ export function usageRoutes(usage: UsageReadModel, lookups?: LookupReadModel): R
   router.get('/usage/logs', async (request, response) => {
     const query = parseOrThrow(
       usageLogsQuerySchema.extend({ user_id: usageOverviewQuerySchema.shape.user_id }),
-      request.query,
+      withMetadataFilters(request.query),
     );
     const page = await usage.logs({ ...query, userId: scopeOf(request, query.user_id) });
     const describe = currentUser(request).role === 'admin' ? adminView(lookups) : userView;

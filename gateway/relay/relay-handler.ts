@@ -19,6 +19,7 @@ import type { ResolvedModel } from '../providers/conversion/thinking.ts';
 import { warningsOf } from '../providers/provider-extensions.ts';
 import { rateLimitError, setRateLimitHeaders } from './admission.ts';
 import { attemptPlan, backoff, failureKind, nextKeyIndex } from './attempt-plan.ts';
+import { attributionOf } from './attribution.ts';
 import { authenticateRequest, authorizeModel, KeyRefusedError } from './authenticate.ts';
 import type { BacklogAdmission } from './backlog-admission.ts';
 import { estimatedMaximumCost, hasBudget, reserveBudgets } from './budget.ts';
@@ -130,6 +131,8 @@ export async function handleRelay(
         });
       }
     }
+    const attribution = attributionOf(endpoint.name, request.headers, body, token.metadata);
+    if (attribution) record.attribution = attribution;
     const serves = (model: string) => dependencies.router.routes(model, acceptedTypes(endpoint)).length > 0;
     const resolved = endpoint.resolveModel?.(body, serves) ?? { model: record.modelRequested!, body, warnings: [] };
     authorizeModel(token, resolved.model);

@@ -4,6 +4,7 @@
  * when it ends: `request.completed`, carrying its usage when tokens were used, with their cost at the
  * price in force then.
  */
+import type { RequestAttribution } from '../../contracts/attribution.ts';
 import type {
   ChannelType,
   Endpoint,
@@ -46,6 +47,8 @@ export class RequestRecord {
   errorMessage: string | null = null;
   firstTokenMs: number | null = null;
   clientAborted = false;
+  /** who and what the request is for (attribution.ts); null when neither the client nor its key named any */
+  attribution: RequestAttribution | null = null;
   /** the caller's own X-Request-Id, for tracing (see the contract's `clientRequestId`) */
   clientRequestId: string | null = null;
   usage: TokenCounts | null = null;
@@ -134,6 +137,7 @@ export class RequestRecord {
     };
     if (this.attempts.length > 0) completed.attempts = this.attempts;
     if (this.clientRequestId !== null) completed.clientRequestId = this.clientRequestId;
+    if (this.attribution !== null) completed.attribution = this.attribution;
     const usage = this.usage;
     if (usage && this.userId && this.tokenId && usage.promptTokens + usage.completionTokens > 0) {
       const priced = this.#priced(usage, prices);

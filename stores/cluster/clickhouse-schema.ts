@@ -21,6 +21,7 @@
  * Retention is by monthly partition (`ALTER TABLE … DROP PARTITION`), as 18.16 has no TTL clause.
  */
 import { type Measure, measures } from '../../projector/read-models/usage/measures.ts';
+import { attributionAddedColumns } from './clickhouse-attribution.ts';
 import { identifier } from './clickhouse-sql.ts';
 
 const columnType = (measure: Measure) => (measure.type === 'real' ? 'Float64' : 'UInt64');
@@ -179,6 +180,8 @@ export const addedColumns: ReadonlyArray<readonly [table: string, column: string
   ...rollupMeasures.flatMap(([table, kept]) =>
     kept.filter((measure) => measure.addedLater).map((measure) => [table, measure.name, columnType(measure)] as const),
   ),
+  // Who and what each request was for (clickhouse-attribution.ts).
+  ...attributionAddedColumns,
 ];
 
 /** Every table derived from the traffic events: a rebuild drops them, retention drops their old months. */

@@ -8,6 +8,7 @@
  * projector's CPU (docs/performance.md, "The projector's garbage").
  */
 import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
+import { attributionColumns, attributionRowValues } from './clickhouse-attribution.ts';
 import type { TouchedHours } from './clickhouse-rollup-sql.ts';
 import { TsvBuffers, tsvLine } from './clickhouse-tsv.ts';
 
@@ -46,6 +47,7 @@ export const requestColumns = [
   'event_id',
   'client_request_id',
   'attempts',
+  ...attributionColumns,
 ] as const;
 
 function requestLine(body: RequestCompleted['body'], eventId: string, startedAt: number): string {
@@ -70,6 +72,7 @@ function requestLine(body: RequestCompleted['body'], eventId: string, startedAt:
     eventId,
     body.clientRequestId ?? '',
     body.attempts && body.attempts.length > 0 ? JSON.stringify(body.attempts) : '',
+    ...attributionRowValues(body),
   ]);
 }
 

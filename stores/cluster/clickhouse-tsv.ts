@@ -7,8 +7,19 @@
  * ClickHouse reads back exactly (integers, and floats with or without an exponent).
  */
 
-/** A value of one column: a text, or a finite number. */
-export type TsvValue = string | number;
+/**
+ * A value written as it is: a composite value (an array) whose elements are quoted and escaped as
+ * ClickHouse reads them inside the composite, which the text escaping above would escape twice.
+ */
+export class TsvRaw {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** A value of one column: a text, a finite number, or a composite already in the format. */
+export type TsvValue = string | number | TsvRaw;
 
 const special = /[\\\t\n\r]/;
 const specialAll = /[\\\t\n\r]/g;
@@ -31,7 +42,7 @@ export function tsvLine(values: readonly TsvValue[]): string {
   for (let index = 0; index < values.length; index++) {
     const value = values[index]!;
     if (index > 0) line += '\t';
-    line += typeof value === 'number' ? tsvNumber(value) : tsvText(value);
+    line += typeof value === 'number' ? tsvNumber(value) : typeof value === 'string' ? tsvText(value) : value.text;
   }
   return `${line}\n`;
 }

@@ -13,6 +13,7 @@
  * can be missing from the count for that write's time (about a second), as from the overview.
  */
 import type { UsageLogsQuery } from '../../contracts/console-api.ts';
+import { attributionConditions, filtersAttribution } from './clickhouse-attribution.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 
 const HOUR_MS = 3_600_000;
@@ -33,6 +34,7 @@ export function rawFilters(query: TotalQuery): string[] {
   // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
   if (query.status === 'ok') conditions.push(`status < 400 AND error_type = ''`);
   if (query.status === 'error') conditions.push(`(status >= 400 OR error_type != '')`);
+  conditions.push(...attributionConditions(query));
   return conditions;
 }
 
@@ -100,7 +102,8 @@ export function usageLogTotalQuery(db: string, query: TotalQuery, nowMs: number)
   const range = storedRange(query);
   if (range === 'empty') return 'SELECT toInt64(0) AS total';
   const { from, to } = range;
-  if (query.request_id) return rawCount(db, query, from, to);
+  // The rollups keep no request ids and no attribution: those filters are counted raw.
+  if (query.request_id || filtersAttribution(query)) return rawCount(db, query, from, to);
   // The whole hours: from the first hour start at or after `from` to the last at or before `to`,
   // and never the current hour or later (requests keep arriving there, and the rollups follow the
   // raw rows by a projector write): those are counted raw.

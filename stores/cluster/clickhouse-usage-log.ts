@@ -16,6 +16,7 @@ import type { UsageLogEntry, UsageLogsPage, UsageLogsQuery } from '../../contrac
 import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';
 import { attemptsOf } from '../usage-log-attempts.ts';
 import { decodeCursor, encodeCursor, type UsageLogCursor } from '../usage-log-cursor.ts';
+import { attributionColumns, attributionOfRow } from './clickhouse-attribution.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
 import { rawFilters, usageLogTotalQuery } from './clickhouse-usage-log-total.ts';
 
@@ -106,9 +107,10 @@ export async function readUsageLog(
     WHERE user_id IN (${[...new Set(page.map((key) => key.user_id))].map(stringLiteral).join(', ')})
     AND request_id IN (${page.map((key) => stringLiteral(key.request_id)).join(', ')})`;
   const [requests, usage] = await Promise.all([
-    rows<Record<string, string | number>>(
+    rows<Record<string, string | number | string[]>>(
       `SELECT request_id, client_request_id, started_at_ms, user_id, token_id, channel_id, endpoint, model_requested,
-         model_served, stream, status, error_type, error_message, latency_ms, first_token_ms, has_first_token, attempts
+         model_served, stream, status, error_type, error_message, latency_ms, first_token_ms, has_first_token, attempts,
+         ${attributionColumns.join(', ')}
        FROM ${db}.requests ${located}`,
     ),
     rows<Record<string, string | number>>(
@@ -126,7 +128,7 @@ export async function readUsageLog(
   };
 }
 
-function toLogEntry(row: Record<string, string | number>): UsageLogEntry {
+function toLogEntry(row: Record<string, string | number | string[]>): UsageLogEntry {
   return {
     request_id: String(row['request_id']),
     client_request_id: textOrNull(row['client_request_id']),
@@ -152,8 +154,9 @@ function toLogEntry(row: Record<string, string | number>): UsageLogEntry {
     latency_ms: Number(row['latency_ms']),
     first_token_ms: Number(row['has_first_token']) === 1 ? Number(row['first_token_ms']) : null,
     attempts: attemptsOf(textOrNull(row['attempts'])),
+    ...attributionOfRow(row),
   };
 }
 
 /** ClickHouse keeps an absent text as ''. */
-const textOrNull = (value: string | number | undefined) => (value ? String(value) : null);
+const textOrNull = (value: string | number | string[] | undefined) => (value ? String(value) : null);

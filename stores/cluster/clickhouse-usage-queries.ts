@@ -6,13 +6,18 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type {
   ChannelUsage,
+  SessionDetail,
+  SessionsPage,
+  SessionsQuery,
+  UsageGroup,
   UsageLogsPage,
   UsageLogsQuery,
   UsageOverview,
   UsageOverviewQuery,
 } from '../../contracts/console-api.ts';
-import type { UsageReadModel } from '../ports.ts';
+import type { UsageGroupsQuery, UsageReadModel } from '../ports.ts';
 import { channelUsageOf } from '../usage-channel.ts';
+import { readGroups, readSession, readSessions } from './clickhouse-attribution-queries.ts';
 import { readOverview } from './clickhouse-overview.ts';
 import { identifier, integerLiteral } from './clickhouse-sql.ts';
 import { tsvRows } from './clickhouse-tsv.ts';
@@ -60,5 +65,17 @@ export class ClickHouseUsageQueries implements UsageReadModel {
 
   logs(query: UsageLogsQuery & { userId: string | null }): Promise<UsageLogsPage> {
     return readUsageLog((sql) => this.#rows(sql), this.#database, query);
+  }
+
+  groups(query: UsageGroupsQuery): Promise<UsageGroup[]> {
+    return readGroups((sql) => this.#rows(sql), this.#database, query);
+  }
+
+  sessions(query: SessionsQuery & { userId: string | null }): Promise<SessionsPage> {
+    return readSessions((sql) => this.#rows(sql), this.#database, query);
+  }
+
+  session(sessionId: string, userId: string | null): Promise<SessionDetail | null> {
+    return readSession((sql) => this.#rows(sql), this.#database, sessionId, userId);
   }
 }

@@ -61,6 +61,9 @@ export async function createEmbeddedStores(
       overview: (query) => thread.call({ method: 'overview', query }),
       logs: (query) => thread.call({ method: 'logs', query }),
       channelUsage: (sinceMs) => thread.call({ method: 'channelUsage', sinceMs }),
+      groups: (query) => thread.call({ method: 'groups', query }),
+      sessions: (query) => thread.call({ method: 'sessions', query }),
+      session: (sessionId, userId) => thread.call({ method: 'session', sessionId, userId }),
     },
     responses: {
       find: (responseId) => thread.call({ method: 'storedResponse', responseId }),

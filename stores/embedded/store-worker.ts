@@ -101,6 +101,12 @@ async function handle(request: StoreRequest): Promise<unknown> {
       return engine.usage.logs(request.query);
     case 'channelUsage':
       return engine.usage.channelUsage(request.sinceMs);
+    case 'groups':
+      return engine.usage.groups(request.query);
+    case 'sessions':
+      return engine.usage.sessions(request.query);
+    case 'session':
+      return engine.usage.session(request.sessionId, request.userId);
     case 'storedResponse':
       return engine.storedResponse(request.responseId);
     case 'storedResponseBytes':

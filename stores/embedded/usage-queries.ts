@@ -6,6 +6,10 @@
  */
 import type {
   ChannelUsage,
+  SessionDetail,
+  SessionsPage,
+  SessionsQuery,
+  UsageGroup,
   UsageLogEntry,
   UsageLogsPage,
   UsageLogsQuery,
@@ -13,10 +17,13 @@ import type {
   UsageOverviewQuery,
 } from '../../contracts/console-api.ts';
 import { usdOfNano } from '../../projector/read-models/usage/rollup.ts';
-import type { UsageReadModel } from '../ports.ts';
+import type { UsageGroupsQuery, UsageReadModel } from '../ports.ts';
 import { channelUsageOf } from '../usage-channel.ts';
 import { attemptsOf } from '../usage-log-attempts.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
+import { attributionFilters } from './attribution-filters.ts';
+import { addAttributionColumns } from './attribution-migration.ts';
+import { SqliteAttributionQueries } from './attribution-queries.ts';
 import type { SqliteDatabase } from './database.ts';
 import { SqliteUsageOverview } from './usage-overview.ts';
 import { registerHistogramFunctions } from './usage-rollups.ts';
@@ -24,15 +31,30 @@ import { registerHistogramFunctions } from './usage-rollups.ts';
 export class SqliteUsageQueries implements UsageReadModel {
   readonly #database: SqliteDatabase;
   readonly #overview: SqliteUsageOverview;
+  readonly #attribution: SqliteAttributionQueries;
 
   constructor(database: SqliteDatabase) {
     this.#database = database;
     registerHistogramFunctions(database);
     this.#overview = new SqliteUsageOverview(database);
+    addAttributionColumns(database);
+    this.#attribution = new SqliteAttributionQueries(database);
   }
 
   async overview(query: UsageOverviewQuery & { userId: string | null }): Promise<UsageOverview> {
     return this.#overview.overview(query);
+  }
+
+  async groups(query: UsageGroupsQuery): Promise<UsageGroup[]> {
+    return this.#attribution.groups(query);
+  }
+
+  async sessions(query: SessionsQuery & { userId: string | null }): Promise<SessionsPage> {
+    return this.#attribution.sessions(query);
+  }
+
+  async session(sessionId: string, userId: string | null): Promise<SessionDetail | null> {
+    return this.#attribution.session(sessionId, userId);
   }
 
   async channelUsage(sinceMs: number): Promise<ChannelUsage[]> {
@@ -57,7 +79,10 @@ export class SqliteUsageQueries implements UsageReadModel {
     // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
     if (query.status === 'ok') conditions.push('coalesce(status, 200) < 400 AND error_type IS NULL');
     if (query.status === 'error') conditions.push('(coalesce(status, 200) >= 400 OR error_type IS NOT NULL)');
+    const attribution = attributionFilters(query);
+    conditions.push(...attribution.conditions);
     const parameters = {
+      ...attribution.parameters,
       userId: query.userId,
       from: query.from ? Date.parse(query.from) : null,
       to: query.to ? Date.parse(query.to) : null,
@@ -115,6 +140,9 @@ interface RequestRow {
   latency_ms: number | null;
   first_token_ms: number | null;
   attempts: string | null;
+  end_user: string | null;
+  session_id: string | null;
+  metadata: string | null;
 }
 
 /** Null for usage of a model with no price; a request that used no tokens cost nothing. */
@@ -147,5 +175,8 @@ function toLogEntry(row: RequestRow): UsageLogEntry {
     latency_ms: row.latency_ms ?? 0,
     first_token_ms: row.first_token_ms,
     attempts: attemptsOf(row.attempts),
+    end_user: row.end_user,
+    session_id: row.session_id,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
   };
 }

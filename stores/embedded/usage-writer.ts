@@ -7,6 +7,8 @@
  */
 import type { GatewayEvent, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
 import { rollupKeyOfRequest, rollupKeyOfUsage } from '../../projector/read-models/usage/rollup.ts';
+import { attributionColumnList, attributionValues } from './attribution-columns.ts';
+import { addAttributionColumns } from './attribution-migration.ts';
 import type { SqliteDatabase } from './database.ts';
 import { type RollupBatch, RollupWriter } from './rollup-batch.ts';
 import { migrateUsageRollups } from './usage-migration.ts';
@@ -30,6 +32,7 @@ const requestColumnList = [
   'client_aborted',
   'client_request_id',
   'attempts',
+  ...attributionColumnList,
 ];
 /** The request's columns a usage event can fill on its own, in the order of `usageKeyValues`. */
 const usageKeyColumnList = ['request_id', 'started_at', 'user_id', 'token_id', 'model_requested', 'channel_id'];
@@ -60,6 +63,7 @@ export class SqliteUsageWriter {
   constructor(database: SqliteDatabase) {
     // Before any statement is prepared: an older file lacks the columns they name.
     migrateUsageRollups(database);
+    addAttributionColumns(database);
     this.rollups = new RollupWriter(database);
     // Positional parameters: binding by name costs better-sqlite3 a property lookup through the V8
     // API per parameter, about a fifth of a row's insert here.
@@ -115,6 +119,7 @@ function requestValues(event: RequestCompleted): unknown[] {
     body.clientAborted ? 1 : 0,
     body.clientRequestId ?? null,
     body.attempts && body.attempts.length > 0 ? JSON.stringify(body.attempts) : null,
+    ...attributionValues(body),
   ];
 }
 

@@ -5,7 +5,8 @@
  * Every request carries an id and gets exactly one `reply`; `changes` messages are posted before the
  * reply of the call that caused them, so a caller sees its lookups current when its promise resolves.
  */
-import type { UsageLogsQuery, UsageOverviewQuery } from '../../contracts/console-api.ts';
+import type { SessionsQuery, UsageLogsQuery, UsageOverviewQuery } from '../../contracts/console-api.ts';
+import type { UsageGroupsQuery } from '../ports.ts';
 import type { LookupChange } from './engine.ts';
 
 export type StoreCall =
@@ -15,6 +16,9 @@ export type StoreCall =
   | { method: 'overview'; query: UsageOverviewQuery & { userId: string | null } }
   | { method: 'logs'; query: UsageLogsQuery & { userId: string | null } }
   | { method: 'channelUsage'; sinceMs: number }
+  | { method: 'groups'; query: UsageGroupsQuery }
+  | { method: 'sessions'; query: SessionsQuery & { userId: string | null } }
+  | { method: 'session'; sessionId: string; userId: string | null }
   | { method: 'lag' }
   | { method: 'storedResponse'; responseId: string }
   | { method: 'storedResponseBytes'; userId: string }

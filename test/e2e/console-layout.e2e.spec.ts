@@ -27,6 +27,7 @@ const signedOutPages = ['/sign-in', '/sign-up'];
 const signedInPages = [
   '/overview',
   '/logs',
+  '/sessions',
   '/tokens',
   '/models',
   '/account',

@@ -42,6 +42,8 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/models/prices', access: 'user' },
   { method: 'GET', path: '/usage/overview', access: 'user' },
   { method: 'GET', path: '/usage/logs', access: 'user' },
+  { method: 'GET', path: '/sessions', access: 'user' },
+  { method: 'GET', path: '/sessions/:id', access: 'user' },
   { method: 'GET', path: '/channels', access: 'admin' },
   { method: 'POST', path: '/channels', access: 'admin' },
   { method: 'PATCH', path: '/channels/:id', access: 'admin' },

@@ -2,8 +2,14 @@
 import type { UsageLogsPage, UsageLogsQuery, UsageOverview, UsageOverviewQuery } from '@contracts/console-api.ts';
 import { api } from './client.ts';
 
-/** The log query as sent: the contract's fields plus the admin's `user_id` scope. */
-export type UsageLogsRequest = UsageLogsQuery & { user_id?: string | undefined };
+/**
+ * The log query as sent: the contract's fields plus the admin's `user_id` scope, the metadata filter
+ * as `metadata.<key>` parameters.
+ */
+export type UsageLogsRequest = Omit<UsageLogsQuery, 'metadata'> & {
+  user_id?: string | undefined;
+  [metadata: `metadata.${string}`]: string;
+};
 
 export const getUsageOverviewApi = (query: UsageOverviewQuery, signal?: AbortSignal) =>
   api.get<UsageOverview>('/usage/overview', { query, ...(signal && { signal }) });

@@ -26,6 +26,10 @@ export const CSV_COLUMNS = [
   'reasoning_tokens',
   'user_email',
   'channel_name',
+  'end_user',
+  'session_id',
+  // `key=value` pairs joined by `; `
+  'metadata',
 ] as const satisfies ReadonlyArray<keyof UsageLogEntry>;
 
 export function csvCell(value: unknown): string {
@@ -48,10 +52,22 @@ const utc = (iso: string) => {
  * Starts with a byte-order mark: Excel reads a CSV without one in the system's legacy code page, which
  * garbled every non-ASCII key name and message; other spreadsheet apps skip it.
  */
+function cellOf(row: UsageLogEntry, column: (typeof CSV_COLUMNS)[number]): unknown {
+  if (column === 'started_at') return utc(row.started_at);
+  if (column === 'metadata') {
+    return row.metadata
+      ? Object.entries(row.metadata)
+          .map(([name, value]) => `${name}=${value}`)
+          .join('; ')
+      : null;
+  }
+  return row[column];
+}
+
 export function toCsv(rows: readonly UsageLogEntry[]): string {
   const lines = [CSV_COLUMNS.map((column) => HEADERS[column] ?? column).join(',')];
   for (const row of rows) {
-    const cells = CSV_COLUMNS.map((column) => csvCell(column === 'started_at' ? utc(row.started_at) : row[column]));
+    const cells = CSV_COLUMNS.map((column) => csvCell(cellOf(row, column)));
     lines.push(cells.join(','));
   }
   return `\uFEFF${lines.join('\r\n')}\r\n`;

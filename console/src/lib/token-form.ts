@@ -2,7 +2,9 @@
  * The fields of a key's settings as the form holds them (text while typed), and the requests they
  * become: creation sends only what was filled in, an edit sends every field (emptied is null, no limit).
  */
+
 import type { BudgetPeriod, CreateTokenRequest, TokenView, UpdateTokenRequest } from '@contracts/console-api.ts';
+import { metadataLines, parseMetadataLines } from './metadata-lines.ts';
 
 export const BUDGET_PERIODS: BudgetPeriod[] = ['total', 'daily', 'weekly', 'monthly'];
 
@@ -18,6 +20,8 @@ export interface TokenFormFields {
   ipAllowlist: string;
   rpm: string | number;
   tpm: string | number;
+  /** default metadata as `key=value` lines (metadata-lines.ts) */
+  metadata: string;
 }
 
 const text = (value: number | null | undefined) => (value == null ? '' : String(value));
@@ -33,12 +37,15 @@ export function tokenFormFields(token: TokenView | null = null): TokenFormFields
     ipAllowlist: (token?.ip_allowlist ?? []).join(', '),
     rpm: text(token?.rpm_limit),
     tpm: text(token?.tpm_limit),
+    metadata: metadataLines(token?.metadata),
   };
 }
 
 export const expiryOf = (fields: TokenFormFields) =>
   fields.expiresOn ? new Date(`${fields.expiresOn}T23:59:59`) : null;
 
+const nonEmpty = (metadata: Record<string, string> | null) =>
+  metadata && Object.keys(metadata).length > 0 ? metadata : null;
 const numberOrNull = (value: string | number) => (String(value).trim() === '' ? null : Number(value));
 const list = (value: string) => value.split(/[,\s]+/).filter(Boolean);
 
@@ -53,6 +60,8 @@ export function updateRequest(fields: TokenFormFields): UpdateTokenRequest {
     ip_allowlist: ipAllowlist.length > 0 ? ipAllowlist : null,
     rpm_limit: numberOrNull(fields.rpm),
     tpm_limit: numberOrNull(fields.tpm),
+    // The dialog refuses lines that do not parse before it sends anything.
+    metadata: nonEmpty(parseMetadataLines(fields.metadata)),
   };
 }
 

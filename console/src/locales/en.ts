@@ -1,5 +1,6 @@
 /** English messages; `zh-cn.ts` must have the same keys (checked by its type). */
 import { apiErrorsEn } from './api-errors.ts';
+import { attributionEn } from './attribution.ts';
 import { relayErrorsEn } from './relay-errors.ts';
 export const en = {
   app: {
@@ -29,6 +30,7 @@ export const en = {
     logs: 'Usage log',
     account: 'Account',
     channels: 'Channels',
+    sessions: 'Sessions',
     users: 'Users',
     admin: 'Administration',
   },
@@ -384,6 +386,7 @@ export const en = {
     enableTitle: 'Enable the account?',
     confirmEnable: '{email} can sign in again, and their keys work again.',
   },
+  attribution: attributionEn,
   apiErrors: apiErrorsEn,
   relayErrors: relayErrorsEn,
   errors: {

@@ -1,5 +1,6 @@
 /** 简体中文 messages, with the same keys as `en.ts`. */
 import { apiErrorsZh } from './api-errors.ts';
+import { attributionZh } from './attribution.ts';
 import type { Messages } from './en.ts';
 import { relayErrorsZh } from './relay-errors.ts';
 
@@ -31,6 +32,7 @@ export const zhCN: Messages = {
     logs: '使用日志',
     account: '账户',
     channels: '渠道',
+    sessions: '会话',
     users: '用户',
     admin: '管理',
   },
@@ -378,6 +380,7 @@ export const zhCN: Messages = {
     enableTitle: '启用账户？',
     confirmEnable: '{email} 将可以再次登录，其密钥也将恢复可用。',
   },
+  attribution: attributionZh,
   apiErrors: apiErrorsZh,
   relayErrors: relayErrorsZh,
   errors: {

@@ -8,6 +8,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { listUsageLogsApi, type UsageLogsRequest } from '../api/usage.ts';
 import { toCsv } from '../lib/csv.ts';
+import { metadataQuery, parseMetadataLines } from '../lib/metadata-lines.ts';
 import { defaultSelection, type RangeSelection, resolveRange, type TimeRange } from '../lib/range.ts';
 
 export interface UsageLogFilters {
@@ -17,6 +18,10 @@ export interface UsageLogFilters {
   requestId: string;
   model: string;
   status: '' | 'ok' | 'error';
+  endUser: string;
+  sessionId: string;
+  /** `key=value` lines, each an exact match */
+  metadata: string;
   /** `self`, `all` (admins), or a user id (admins) */
   scope: string;
 }
@@ -30,6 +35,9 @@ const defaultFilters = (): UsageLogFilters => ({
   requestId: '',
   model: '',
   status: '',
+  endUser: '',
+  sessionId: '',
+  metadata: '',
   scope: 'self',
 });
 
@@ -48,7 +56,8 @@ export const useUsageLogStore = defineStore('usage-log', () => {
   const page = computed(() => Math.max(cursors.value.length, 1));
 
   function query(cursor: string | undefined, limit = PAGE_SIZE): UsageLogsRequest {
-    const { tokenId, requestId, model, status, scope } = filters.value;
+    const { tokenId, requestId, model, status, scope, endUser, sessionId } = filters.value;
+    const metadata = parseMetadataLines(filters.value.metadata) ?? {};
     return {
       ...range.value,
       limit,
@@ -58,6 +67,9 @@ export const useUsageLogStore = defineStore('usage-log', () => {
       ...(model.trim() && { model: model.trim() }),
       ...(status && { status }),
       ...(scope !== 'self' && { user_id: scope }),
+      ...(endUser.trim() && { end_user: endUser.trim() }),
+      ...(sessionId.trim() && { session_id: sessionId.trim() }),
+      ...metadataQuery(metadata),
     };
   }
 

@@ -16,6 +16,12 @@ import {
   type TimeRange,
 } from '../lib/range.ts';
 
+/** The `group_by` parameter; none until a metadata grouping names its key. */
+function groupQuery(groupBy: string, metadataKey: string): { group_by?: string } {
+  if (groupBy === 'metadata') return metadataKey.trim() ? { group_by: `metadata.${metadataKey.trim()}` } : {};
+  return groupBy ? { group_by: groupBy } : {};
+}
+
 /** `self`, `all` (admins), or another user's id (admins). */
 export type UsageScope = string;
 
@@ -25,6 +31,9 @@ export const useUsageStore = defineStore('usage', () => {
   const scope = ref<UsageScope>('self');
   /** Days in the browser's time zone, or in UTC when the user switches to it. */
   const utc = ref(false);
+  /** the overview's `group_by`: '' none, `end_user`, `session`, or `metadata` of `metadataKey` */
+  const groupBy = ref<'' | 'end_user' | 'session' | 'metadata'>('');
+  const metadataKey = ref('');
   const overview = ref<UsageOverview | null>(null);
   const range = ref<TimeRange | null>(null);
   const loading = ref(false);
@@ -46,6 +55,7 @@ export const useUsageStore = defineStore('usage', () => {
           ...(scope.value !== 'self' && { user_id: scope.value }),
           tz: utc.value ? 'UTC' : browserTimeZone(),
           top_keys_by: 'cost',
+          ...groupQuery(groupBy.value, metadataKey.value),
         },
         controller.signal,
       );
@@ -69,11 +79,26 @@ export const useUsageStore = defineStore('usage', () => {
     granularity.value = 'auto';
     scope.value = 'self';
     utc.value = false;
+    groupBy.value = '';
+    metadataKey.value = '';
     overview.value = null;
     range.value = null;
     loading.value = false;
     error.value = null;
   }
 
-  return { selection, granularity, scope, utc, overview, range, loading, error, fetchOverview, $reset };
+  return {
+    selection,
+    granularity,
+    scope,
+    utc,
+    groupBy,
+    metadataKey,
+    overview,
+    range,
+    loading,
+    error,
+    fetchOverview,
+    $reset,
+  };
 });

@@ -108,6 +108,11 @@ describe('TokensView', () => {
     await form.find('[data-test=token-tpm]').setValue('5000');
     await form.find('[data-test=token-ips]').setValue('10.0.0.0/8, 203.0.113.7');
     await form.find('[data-test=token-expires]').setValue('2030-01-31');
+    await form.find('[data-test=token-metadata]').setValue('env prod');
+    await form.trigger('submit');
+    await settle();
+    expect(form.text()).toContain('Write each line as key=value');
+    await form.find('[data-test=token-metadata]').setValue('env=prod\nteam = search\n');
     await form.trigger('submit');
     await settle();
     const patches = calls.filter((call) => call.method === 'PATCH');
@@ -120,6 +125,7 @@ describe('TokensView', () => {
       ip_allowlist: ['10.0.0.0/8', '203.0.113.7'],
       rpm_limit: null,
       tpm_limit: 5000,
+      metadata: { env: 'prod', team: 'search' },
     });
     expect(wrapper.find('[data-test=edit-token-form]').exists()).toBe(false);
     expect(wrapper.find('tr[data-token=laptop] [data-test=budget]').text()).toBe('$1.25 / $2.50 a day');

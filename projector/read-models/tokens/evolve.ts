@@ -25,6 +25,8 @@ export interface TokenDocument {
   tpmLimit?: number | null;
   /** what the key may spend per period (nano-dollars); null or absent is unlimited */
   budgetNanoUsd?: number | null;
+  /** metadata the key's requests carry by default; null or absent: none */
+  metadata?: Record<string, string> | null;
   /** absent: `total` */
   budgetPeriod?: BudgetPeriod;
   createdAt: string;
@@ -47,7 +49,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
   switch (event.type) {
     case 'token.issued': {
       const { tokenId, userId, name, keyHash, keyHint, expiresAt, quota, models } = event.body;
-      const { ipAllowlist, rpmLimit, tpmLimit, budgetNanoUsd, budgetPeriod } = event.body;
+      const { ipAllowlist, rpmLimit, tpmLimit, budgetNanoUsd, budgetPeriod, metadata } = event.body;
       return {
         tokenId,
         userId,
@@ -65,6 +67,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(tpmLimit != null && { tpmLimit }),
         ...(budgetNanoUsd != null && { budgetNanoUsd }),
         ...(budgetPeriod !== undefined && { budgetPeriod }),
+        ...(metadata != null && { metadata }),
         createdAt: event.occurredAt,
         updatedAt: event.occurredAt,
       };
@@ -72,7 +75,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
     case 'token.updated': {
       if (!document) return null;
       const { name, enabled, expiresAt, quota, models, ipAllowlist, rpmLimit, tpmLimit } = event.body;
-      const { budgetNanoUsd, budgetPeriod } = event.body;
+      const { budgetNanoUsd, budgetPeriod, metadata } = event.body;
       return {
         ...document,
         ...(name !== undefined && { name }),
@@ -85,6 +88,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(tpmLimit !== undefined && { tpmLimit }),
         ...(budgetNanoUsd !== undefined && { budgetNanoUsd }),
         ...(budgetPeriod !== undefined && { budgetPeriod }),
+        ...(metadata !== undefined && { metadata }),
         updatedAt: event.occurredAt,
       };
     }
