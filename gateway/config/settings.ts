@@ -34,6 +34,8 @@ export interface Settings extends StorageSettings {
   upstreamFrameLimitBytes: number;
   /** largest streamed upstream reply relayed, all of its events together, in bytes */
   upstreamStreamLimitBytes: number;
+  /** what one key's streams together relay per second on a node, in bytes; faster upstreams wait (0: no pace) */
+  streamBytesPerSecondPerKey: number;
   /** base of the exponential backoff between attempts (100 ms, 200 ms, … with jitter) */
   upstreamRetryBackoffMs: number;
   /** consecutive failures that open a channel's circuit breaker */
@@ -105,6 +107,11 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     upstreamReplyLimitBytes: integer(environment.UPSTREAM_REPLY_LIMIT_BYTES, 32 << 20, 'UPSTREAM_REPLY_LIMIT_BYTES'),
     upstreamFrameLimitBytes: integer(environment.UPSTREAM_FRAME_LIMIT_BYTES, 8 << 20, 'UPSTREAM_FRAME_LIMIT_BYTES'),
     upstreamStreamLimitBytes: integer(environment.UPSTREAM_STREAM_LIMIT_BYTES, 64 << 20, 'UPSTREAM_STREAM_LIMIT_BYTES'),
+    streamBytesPerSecondPerKey: integer(
+      environment.STREAM_BYTES_PER_SECOND_PER_KEY,
+      8 * 1024 * 1024,
+      'STREAM_BYTES_PER_SECOND_PER_KEY',
+    ),
     upstreamRetryBackoffMs: integer(environment.UPSTREAM_RETRY_BACKOFF_MS, 100, 'UPSTREAM_RETRY_BACKOFF_MS'),
     circuitFailureThreshold: integer(environment.CIRCUIT_FAILURE_THRESHOLD, 5, 'CIRCUIT_FAILURE_THRESHOLD'),
     circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),

@@ -56,8 +56,10 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
   let billable = true;
   let failure: unknown = null;
+  const paced = dependencies.streamPacer?.open(record.tokenId ?? '');
   try {
-    await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders), framing);
+    const onFirstWrite = () => clearTimeout(flushHeaders);
+    await pipeStream(upstream, response, relay, record, { onFirstWrite, framing, pace: paced?.pace });
     // A converted stream that ended without its end event still closes in the client's format.
     const tail = finishFrames(relay);
     if (tail) response.write(tail);
@@ -71,6 +73,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     if (error instanceof UpstreamCallError && UNBILLED.has(error.code ?? '') && !relay.sawContent) billable = false;
     failure = error;
   } finally {
+    paced?.close();
     clearTimeout(flushHeaders);
     const outcome = relay.outcome();
     record.modelServed = outcome.model;
