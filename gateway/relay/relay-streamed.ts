@@ -135,8 +135,8 @@ async function errorOf(upstream: StreamedReply, channel: SecretHolder): Promise<
 /**
  * Why a 2xx/3xx answer is not a stream the relay can read, from its headers: a redirect (not
  * followed), a compressed body, or a content type that is not an event stream. A missing type is
- * read as SSE, and text/plain too (some servers label SSE so) unless the kind's streams are always
- * typed `text/event-stream`. A kind framed as AWS event streams must say so
+ * read as SSE, and text/plain too (some servers label SSE so), unless the kind's streams are always
+ * typed `text/event-stream` (Azure, Gemini): then nothing else is. A kind framed as AWS event streams must say so
  * (`application/vnd.amazon.eventstream`): its decoder reads nothing else.
  */
 function refusalOf(upstream: StreamedReply, framing: StreamFraming, eventStreamTypeOnly: boolean): Error | null {
@@ -151,7 +151,7 @@ function refusalOf(upstream: StreamedReply, framing: StreamFraming, eventStreamT
       ? null
       : notEventStream(type ?? 'no content type', upstream.statusCode);
   }
-  if (type === undefined) return null;
+  if (type === undefined) return eventStreamTypeOnly ? notEventStream('no content type', upstream.statusCode) : null;
   const lower = type.toLowerCase();
   if (lower.includes('event-stream')) return null;
   if (!eventStreamTypeOnly && lower.startsWith('text/plain')) return null;
