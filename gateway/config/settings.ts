@@ -92,8 +92,9 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     adminEmail: environment.ADMIN_EMAIL || undefined,
     adminPassword: environment.ADMIN_PASSWORD || undefined,
     bodyLimitBytes,
-    // A client cannot make the gateway relay more through stored turns than it could send itself.
-    conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, bodyLimitBytes, 'CONVERSATION_LIMIT_BYTES'),
+    // What a continuation may cost the process: its expanded turns are held, converted and written
+    // out whole, a few copies at once. 8 MiB is twice the text of the longest context a model takes.
+    conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, 8 * 1024 * 1024, 'CONVERSATION_LIMIT_BYTES'),
     storedResponsesAccountLimitBytes: integer(
       environment.STORED_RESPONSES_ACCOUNT_LIMIT_BYTES,
       256 * 1024 * 1024,
