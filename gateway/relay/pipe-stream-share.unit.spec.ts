@@ -1,7 +1,7 @@
 /**
- * A stream's share of the process: the relay reads one upstream chunk per turn of the event loop
- * (an upstream with data waiting is not read again in the same turn, so another client's request is
- * served between two chunks), and a key's streams relay no faster than its pace (stream-pacer.ts),
+ * A stream's share of the process: the relay reads at most 64 KiB of an upstream per turn of the
+ * event loop (an upstream with more waiting is not read again in the same turn, so another client's
+ * request is served between two large chunks; a model's small chunks pass at once), and a key's streams relay no faster than its pace (stream-pacer.ts),
  * while another key's stream on the same pacer goes at its own speed.
  */
 import {
@@ -80,13 +80,24 @@ const openClient = (): ServerResponse =>
   ({ destroyed: false, writableNeedDrain: false, write: () => true, once: () => {} }) as unknown as ServerResponse;
 
 describe('a stream’s share of the process', () => {
-  it('reads one chunk a turn from an upstream whose chunks are all waiting', async () => {
-    const chunks = Array.from({ length: 50 }, (_, index) => Buffer.from(`data: {"index":${index}}\n\n`));
+  it('reads one large chunk a turn from an upstream whose chunks are all waiting', async () => {
+    const text = 'x'.repeat(64 * 1024);
+    const chunks = Array.from({ length: 50 }, (_, index) =>
+      Buffer.from(`data: {"index":${index},"text":"${text}"}\n\n`),
+    );
     const { reply, perTurn } = waitingReply(chunks);
     const relay = new OpenAIStreamRelay({ hideUsageChunk: false });
     await pipeStream(reply, openClient(), relay, new RequestRecord('request-1', 'chat.completions'));
     expect(perTurn).toHaveLength(chunks.length);
     expect(perTurn.every((count) => count === 1)).toBe(true);
+  });
+
+  it('reads a model’s small chunks as they come, without waiting a turn for each', async () => {
+    const chunks = Array.from({ length: 50 }, (_, index) => Buffer.from(`data: {"index":${index}}\n\n`));
+    const { reply, perTurn } = waitingReply(chunks);
+    const relay = new OpenAIStreamRelay({ hideUsageChunk: false });
+    await pipeStream(reply, openClient(), relay, new RequestRecord('request-1', 'chat.completions'));
+    expect(perTurn).toEqual([chunks.length]);
   });
 
   it('relays a key’s stream at its pace, and another key’s beside it at its own speed', async () => {

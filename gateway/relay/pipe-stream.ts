@@ -75,13 +75,17 @@ export async function pipeStream(
   if (!sawEvent) throw noEvents();
 }
 
+/** What one stream may relay in one turn of the event loop before it waits for the next turn. */
+const TURN_BYTES = 64 * 1024;
+
 /**
- * Hands each chunk to `read` until the body ends, pausing the upstream read after each chunk: until
- * the client has drained what was written, for as long as the key's pace asks, and at least until the
- * event loop's next turn. A socket with data waiting is otherwise read again and again in one turn
- * (libuv reads up to 32 times), so a fast upstream's conversion would hold the loop for megabytes
- * while every other request waits; one chunk a turn, each stream takes its share of the loop and
- * another client's request is served between them.
+ * Hands each chunk to `read` until the body ends, pausing the upstream read: until the client has
+ * drained what was written, for as long as the key's pace asks, and until the event loop's next turn
+ * once the stream has relayed TURN_BYTES in this one. A socket with data waiting is otherwise read
+ * again and again in one turn (libuv reads up to 32 times), so a fast upstream's conversion would hold
+ * the loop for megabytes while every other request waits; this way each stream takes its share of the
+ * loop and another client's request is served between its chunks. A model's stream, a few small
+ * chunks a turn, never waits.
  */
 function consumeWithBackpressure(
   upstream: StreamedReply,
@@ -91,9 +95,13 @@ function consumeWithBackpressure(
 ): Promise<void> {
   let waiting = false;
   let total = 0;
+  let thisTurn = 0;
   const resume = () => {
     waiting = false;
     upstream.resume();
+  };
+  const nextTurn = () => {
+    thisTurn = 0;
   };
   return upstream.consume((chunk) => {
     // A client that went away ends the upstream call through the client abort; read no further.
@@ -104,6 +112,9 @@ function consumeWithBackpressure(
     read(chunk);
     const delayMs = pace(chunk.length);
     if (waiting) return false;
+    if (thisTurn === 0) setImmediate(nextTurn);
+    thisTurn += chunk.length;
+    if (delayMs === 0 && !response.writableNeedDrain && thisTurn < TURN_BYTES) return true;
     waiting = true;
     const next = delayMs > 0 ? () => setTimeout(resume, delayMs) : () => setImmediate(resume);
     if (response.writableNeedDrain) response.once('drain', next);
