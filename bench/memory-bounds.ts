@@ -30,8 +30,7 @@ const WINDOWS = (process.argv.find((arg) => arg.startsWith('--windows='))?.split
 const TURN_CHARS = 480_000;
 const ENDLESS_MODEL = 'claude-endless';
 /** package.json's start script's flags and malloc settings. */
-const NODE_FLAGS =
-  '--enable-source-maps --max-semi-space-size=16 --heap-growing-percent=50 --no-parallel-scavenge';
+const NODE_FLAGS = '--enable-source-maps --max-semi-space-size=16 --heap-growing-percent=50 --no-parallel-scavenge';
 const MB = (bytes: number) => (bytes / 1e6).toFixed(1);
 const hello = [{ role: 'user', content: 'Hello! Say something short.' }];
 const BYSTANDER_BODY = JSON.stringify({ model: OPENAI_MODEL, messages: hello, max_tokens: 64 });
