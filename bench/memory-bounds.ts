@@ -3,7 +3,7 @@
  * Gateway RSS and a bystander's latency under hostile request shapes: `previous_response_id` chains of
  * ~480 KB turns grown as long as the gateway keeps them, 4 continuations of the longest at once, 10
  * streams from an upstream that never ends; another user sends small chat requests at c=4 throughout.
- *   npx tsx bench/memory-bounds.ts [--seconds=20]      writes .bench/memory-bounds.md
+ *   npx tsx bench/memory-bounds.ts [--seconds=20] [--windows=0,1,2,3]      writes .bench/memory-bounds.md
  * One embedded gateway from a bundle built into .bench/tmp (not dist/); the bystander's channel on
  * bench/fake-upstream.ts (a child), the chains' (Anthropic, converted) on one in this process that counts
  * its request bytes, the endless one on a tiny SSE server here; the bystander in a child of its own
@@ -23,6 +23,10 @@ import { ANTHROPIC_MODEL, ensureWorkDirectories, OPENAI_MODEL, UPSTREAM_KEY } fr
 const option = (name: string, fallback: number) =>
   Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const SECONDS = option('seconds', 20);
+/** Which of the four windows to run (0 alone, 1 continuations, 2 streams, 3 both), e.g. --windows=0,2. */
+const WINDOWS = (process.argv.find((arg) => arg.startsWith('--windows='))?.split('=')[1] ?? '0,1,2,3')
+  .split(',')
+  .map(Number);
 const TURN_CHARS = 480_000;
 const ENDLESS_MODEL = 'claude-endless';
 /** package.json's start script's flags and malloc settings. */
@@ -205,25 +209,42 @@ async function main(): Promise<void> {
           statuses.set(key, (statuses.get(key) ?? 0) + 1);
         }
       };
-      const streams = { count: 0, endedWithError: 0, maxBytes: 0, maxSeconds: 0, other: '' };
+      const streams = { count: 0, endedWithError: 0, cut: 0, bytes: 0, maxBytes: 0, maxSeconds: 0, other: '' };
+      // A stream still open at the window's end is cut there by the client.
+      const windowEnd = AbortSignal.timeout(SECONDS * 1000);
       const stream = async () => {
         while (performance.now() < deadline) {
           const sent = performance.now();
-          const response = await fetch(`${origin}/v1/chat/completions`, {
-            method: 'POST',
-            headers: auth,
-            body: JSON.stringify({ model: ENDLESS_MODEL, stream: true, messages: [{ role: 'user', content: 'Go.' }] }),
-          });
           let bytes = 0;
           let tail = '';
-          const reader = response.body!.getReader();
-          for (let part = await reader.read(); !part.done; part = await reader.read()) {
-            bytes += part.value.length;
-            tail = (tail + Buffer.from(part.value).toString('latin1')).slice(-4096);
+          let status = 0;
+          try {
+            const response = await fetch(`${origin}/v1/chat/completions`, {
+              method: 'POST',
+              headers: auth,
+              body: JSON.stringify({
+                model: ENDLESS_MODEL,
+                stream: true,
+                messages: [{ role: 'user', content: 'Go.' }],
+              }),
+              signal: windowEnd,
+            });
+            status = response.status;
+            const reader = response.body!.getReader();
+            for (let part = await reader.read(); !part.done; part = await reader.read()) {
+              bytes += part.value.length;
+              tail = (tail + Buffer.from(part.value).toString('latin1')).slice(-4096);
+            }
+          } catch (error) {
+            if (!windowEnd.aborted) throw error;
+            streams.cut++;
+            streams.bytes += bytes;
+            continue;
           }
           streams.count++;
+          streams.bytes += bytes;
           if (/"error"/.test(tail)) streams.endedWithError++;
-          else streams.other ||= `${response.status} …${tail.slice(-200)}`;
+          else streams.other ||= `${status} …${tail.slice(-200)}`;
           streams.maxBytes = Math.max(streams.maxBytes, bytes);
           streams.maxSeconds = Math.max(streams.maxSeconds, (performance.now() - sent) / 1000);
         }
@@ -246,17 +267,19 @@ async function main(): Promise<void> {
       if (streamCount) {
         const other = streams.other ? ` (other: ${streams.other})` : '';
         hostile.push(
-          `${label}: ${streams.count} endless streams, ${streams.endedWithError} ended by the gateway with an error event${other}, at most ${MB(streams.maxBytes)} MB to the client and ${streams.maxSeconds.toFixed(1)} s each`,
+          `${label}: ${streams.count} endless streams ended, ${streams.endedWithError} by the gateway with an error event${other}, at most ${MB(streams.maxBytes)} MB to the client and ${streams.maxSeconds.toFixed(1)} s each; ${streams.cut} cut by the client at the window's end; ${MB(streams.bytes / SECONDS)} MB/s to the client in all`,
         );
       }
       return { label, bystander: result, peak: windowPeak, end, settled: treeRss(gateway.pid), hostile };
     };
-    const windows = [
-      await window('bystander alone', 0, 0),
-      await window('+ 4 continuations', 4, 0),
-      await window('+ 10 endless streams', 0, 10),
-      await window('+ both at once', 4, 10),
+    const plans: Array<[string, number, number]> = [
+      ['bystander alone', 0, 0],
+      ['+ 4 continuations', 4, 0],
+      ['+ 10 endless streams', 0, 10],
+      ['+ both at once', 4, 10],
     ];
+    const windows: Window[] = [];
+    for (const [index, plan] of plans.entries()) if (WINDOWS.includes(index)) windows.push(await window(...plan));
     const ms = (value: number) => value.toFixed(1);
     const averages = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ');
     const row = (name: string, cell: (w: Window) => string) => `| ${name} | ${windows.map(cell).join(' | ')} |`;

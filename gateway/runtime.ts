@@ -24,6 +24,7 @@ import { BacklogAdmission } from './relay/backlog-admission.ts';
 import { ChannelRouter } from './relay/channel-router.ts';
 import { CircuitBreakers } from './relay/circuit-breaker.ts';
 import { ResponseState } from './relay/response-state.ts';
+import { StreamPacer } from './relay/stream-pacer.ts';
 import { UpstreamClient } from './relay/upstream-client.ts';
 import { deriveKeys, loadServerSecret } from './security/server-secret.ts';
 import { createGatewayServer, newLifecycle, type ServerLifecycle } from './server.ts';
@@ -146,6 +147,7 @@ export async function createRuntime(
         accountLimitBytes: settings.storedResponsesAccountLimitBytes,
       }),
       compactionKey: keys.compaction,
+      streamPacer: new StreamPacer(settings.streamBytesPerSecondPerKey),
     },
     consoleApp,
     { connections: settings.connections, metrics, metricsToken: settings.metricsToken, lifecycle },

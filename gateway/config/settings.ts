@@ -37,6 +37,8 @@ export interface Settings extends StorageSettings {
   upstreamFrameLimitBytes: number;
   /** largest streamed upstream reply relayed, all of its events together, in bytes */
   upstreamStreamLimitBytes: number;
+  /** what one key's streams together relay per second on a node, in bytes; faster upstreams wait (0: no pace) */
+  streamBytesPerSecondPerKey: number;
   /** base of the exponential backoff between attempts (100 ms, 200 ms, … with jitter) */
   upstreamRetryBackoffMs: number;
   /** consecutive failures that open a channel's circuit breaker */
@@ -100,8 +102,9 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     adminEmail: environment.ADMIN_EMAIL || undefined,
     adminPassword: environment.ADMIN_PASSWORD || undefined,
     bodyLimitBytes,
-    // A client cannot make the gateway relay more through stored turns than it could send itself.
-    conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, bodyLimitBytes, 'CONVERSATION_LIMIT_BYTES'),
+    // What a continuation may cost the process: its expanded turns are held, converted and written
+    // out whole, a few copies at once. 8 MiB is twice the text of the longest context a model takes.
+    conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, 8 * 1024 * 1024, 'CONVERSATION_LIMIT_BYTES'),
     storedResponsesAccountLimitBytes: integer(
       environment.STORED_RESPONSES_ACCOUNT_LIMIT_BYTES,
       256 * 1024 * 1024,
@@ -115,6 +118,11 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     upstreamReplyLimitBytes: integer(environment.UPSTREAM_REPLY_LIMIT_BYTES, 32 << 20, 'UPSTREAM_REPLY_LIMIT_BYTES'),
     upstreamFrameLimitBytes: integer(environment.UPSTREAM_FRAME_LIMIT_BYTES, 8 << 20, 'UPSTREAM_FRAME_LIMIT_BYTES'),
     upstreamStreamLimitBytes: integer(environment.UPSTREAM_STREAM_LIMIT_BYTES, 64 << 20, 'UPSTREAM_STREAM_LIMIT_BYTES'),
+    streamBytesPerSecondPerKey: integer(
+      environment.STREAM_BYTES_PER_SECOND_PER_KEY,
+      8 * 1024 * 1024,
+      'STREAM_BYTES_PER_SECOND_PER_KEY',
+    ),
     upstreamRetryBackoffMs: integer(environment.UPSTREAM_RETRY_BACKOFF_MS, 100, 'UPSTREAM_RETRY_BACKOFF_MS'),
     circuitFailureThreshold: integer(environment.CIRCUIT_FAILURE_THRESHOLD, 5, 'CIRCUIT_FAILURE_THRESHOLD'),
     circuitOpenMs: integer(environment.CIRCUIT_OPEN_MS, 30_000, 'CIRCUIT_OPEN_MS'),

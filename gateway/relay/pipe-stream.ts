@@ -13,16 +13,24 @@ import type { StreamFraming } from '../providers/kinds.ts';
 import type { SseEvent, StreamRelay } from '../providers/provider.ts';
 import { AwsEventStreamDecoder } from './aws-event-stream.ts';
 import type { RequestRecord } from './request-record.ts';
+import { type Pace, unpaced } from './stream-pacer.ts';
 import type { StreamedReply } from './streamed-reply.ts';
 import { frameTooLarge, noEvents, streamTooLarge } from './upstream-reply-errors.ts';
+
+export interface PipeOptions {
+  /** called before the first frame is written */
+  onFirstWrite?: () => void;
+  framing?: StreamFraming;
+  /** how long to wait after a chunk before reading the next (stream-pacer.ts) */
+  pace?: Pace;
+}
 
 export async function pipeStream(
   upstream: StreamedReply,
   response: ServerResponse,
   relay: StreamRelay,
   record: RequestRecord,
-  onFirstWrite: () => void = () => {},
-  framing: StreamFraming = 'sse',
+  { onFirstWrite = () => {}, framing = 'sse', pace = unpaced }: PipeOptions = {},
 ): Promise<void> {
   let written = false;
   let sawEvent = false;
@@ -40,7 +48,7 @@ export async function pipeStream(
   };
   if (framing === 'aws-event-stream') {
     const frames = new AwsEventStreamDecoder(upstream.frameLimitBytes);
-    await consumeWithBackpressure(upstream, response, (chunk) => {
+    await consumeWithBackpressure(upstream, response, pace, (chunk) => {
       for (const event of frames.feed(chunk)) onEvent(event);
     });
     frames.end();
@@ -58,7 +66,7 @@ export async function pipeStream(
     },
   });
   const decoder = new TextDecoder();
-  await consumeWithBackpressure(upstream, response, (chunk) => {
+  await consumeWithBackpressure(upstream, response, pace, (chunk) => {
     parser.feed(decoder.decode(chunk, { stream: true }));
     // Thrown here, undici ends the call and the consume promise rejects with it.
     if (oversized) throw frameTooLarge(upstream.frameLimitBytes);
@@ -67,17 +75,33 @@ export async function pipeStream(
   if (!sawEvent) throw noEvents();
 }
 
-/** Hands each chunk to `read` until the body ends, pausing the upstream while the client is full. */
+/** What one stream may relay in one turn of the event loop before it waits for the next turn. */
+const TURN_BYTES = 64 * 1024;
+
+/**
+ * Hands each chunk to `read` until the body ends, pausing the upstream read: until the client has
+ * drained what was written, for as long as the key's pace asks, and until the event loop's next turn
+ * once the stream has relayed TURN_BYTES in this one. A socket with data waiting is otherwise read
+ * again and again in one turn (libuv reads up to 32 times), so a fast upstream's conversion would hold
+ * the loop for megabytes while every other request waits; this way each stream takes its share of the
+ * loop and another client's request is served between its chunks. A model's stream, a few small
+ * chunks a turn, never waits.
+ */
 function consumeWithBackpressure(
   upstream: StreamedReply,
   response: ServerResponse,
+  pace: Pace,
   read: (chunk: Buffer) => void,
 ): Promise<void> {
-  let waitingForDrain = false;
+  let waiting = false;
   let total = 0;
+  let thisTurn = 0;
   const resume = () => {
-    waitingForDrain = false;
+    waiting = false;
     upstream.resume();
+  };
+  const nextTurn = () => {
+    thisTurn = 0;
   };
   return upstream.consume((chunk) => {
     // A client that went away ends the upstream call through the client abort; read no further.
@@ -86,11 +110,15 @@ function consumeWithBackpressure(
     if (total > upstream.streamLimitBytes) throw streamTooLarge(upstream.streamLimitBytes);
     // What `read` throws ends the call: undici ends it and the consume promise rejects with it.
     read(chunk);
-    if (!response.writableNeedDrain) return true;
-    if (!waitingForDrain) {
-      waitingForDrain = true;
-      response.once('drain', resume);
-    }
+    const delayMs = pace(chunk.length);
+    if (waiting) return false;
+    if (thisTurn === 0) setImmediate(nextTurn);
+    thisTurn += chunk.length;
+    if (delayMs === 0 && !response.writableNeedDrain && thisTurn < TURN_BYTES) return true;
+    waiting = true;
+    const next = delayMs > 0 ? () => setTimeout(resume, delayMs) : () => setImmediate(resume);
+    if (response.writableNeedDrain) response.once('drain', next);
+    else next();
     return false;
   });
 }

@@ -39,6 +39,7 @@ import { errorTypeOf } from './render-error.ts';
 import { RequestHolds } from './request-holds.ts';
 import { RequestRecord } from './request-record.ts';
 import type { ResponseState } from './response-state.ts';
+import type { StreamPacer } from './stream-pacer.ts';
 import { transportError, type UpstreamClient } from './upstream-client.ts';
 
 export interface RelayDependencies {
@@ -65,6 +66,8 @@ export interface RelayDependencies {
   prices?: PriceBook;
   /** stored Responses (`store`, `previous_response_id`, `GET`/`DELETE /v1/responses/{id}`); without it none are kept */
   responses?: ResponseState;
+  /** paces each key's streams to STREAM_BYTES_PER_SECOND_PER_KEY on this node; without it none is paced */
+  streamPacer?: StreamPacer;
   /** seals the summaries of the gateway's own compactions (security/compaction-seal.ts); without it converted channels cannot compact */
   compactionKey?: Buffer;
 }

@@ -56,8 +56,10 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
   const flushHeaders = setTimeout(() => response.flushHeaders(), HEADERS_ALONE_AFTER_MS);
   let billable = true;
   let failure: unknown = null;
+  const paced = dependencies.streamPacer?.open(record.tokenId ?? '');
   try {
-    await pipeStream(upstream, response, relay, record, () => clearTimeout(flushHeaders), framing);
+    const onFirstWrite = () => clearTimeout(flushHeaders);
+    await pipeStream(upstream, response, relay, record, { onFirstWrite, framing, pace: paced?.pace });
     // A converted stream that ended without its end event still closes in the client's format.
     const tail = finishFrames(relay);
     if (tail) response.write(tail);
@@ -71,6 +73,7 @@ export async function relayStreamed(call: RelayCall, exchange: UpstreamExchange)
     if (error instanceof UpstreamCallError && UNBILLED.has(error.code ?? '') && !relay.sawContent) billable = false;
     failure = error;
   } finally {
+    paced?.close();
     clearTimeout(flushHeaders);
     const outcome = relay.outcome();
     record.modelServed = outcome.model;
@@ -132,8 +135,8 @@ async function errorOf(upstream: StreamedReply, channel: SecretHolder): Promise<
 /**
  * Why a 2xx/3xx answer is not a stream the relay can read, from its headers: a redirect (not
  * followed), a compressed body, or a content type that is not an event stream. A missing type is
- * read as SSE, and text/plain too (some servers label SSE so) unless the kind's streams are always
- * typed `text/event-stream`. A kind framed as AWS event streams must say so
+ * read as SSE, and text/plain too (some servers label SSE so), unless the kind's streams are always
+ * typed `text/event-stream` (Azure, Gemini): then nothing else is. A kind framed as AWS event streams must say so
  * (`application/vnd.amazon.eventstream`): its decoder reads nothing else.
  */
 function refusalOf(upstream: StreamedReply, framing: StreamFraming, eventStreamTypeOnly: boolean): Error | null {
@@ -148,7 +151,7 @@ function refusalOf(upstream: StreamedReply, framing: StreamFraming, eventStreamT
       ? null
       : notEventStream(type ?? 'no content type', upstream.statusCode);
   }
-  if (type === undefined) return null;
+  if (type === undefined) return eventStreamTypeOnly ? notEventStream('no content type', upstream.statusCode) : null;
   const lower = type.toLowerCase();
   if (lower.includes('event-stream')) return null;
   if (!eventStreamTypeOnly && lower.startsWith('text/plain')) return null;

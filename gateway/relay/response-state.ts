@@ -34,6 +34,12 @@ export interface ResponseStateOptions {
   now?: () => number;
 }
 
+/**
+ * The default conversation limit: twice the text of a million-token context (the longest a model
+ * takes), and small enough that a few continuations at once stay well inside the process's memory.
+ */
+export const CONVERSATION_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /** The default account limit: some 500 long turns, a fraction of a small disk. */
 export const ACCOUNT_LIMIT_BYTES = 256 * 1024 * 1024;
 
@@ -46,7 +52,7 @@ export class ResponseState {
 
   constructor(stores: Pick<Stores, 'responses' | 'events' | 'sync'>, options: ResponseStateOptions = {}) {
     this.#stores = stores;
-    this.conversationLimitBytes = options.conversationLimitBytes ?? 20 * 1024 * 1024;
+    this.conversationLimitBytes = options.conversationLimitBytes ?? CONVERSATION_LIMIT_BYTES;
     this.accountLimitBytes = options.accountLimitBytes ?? ACCOUNT_LIMIT_BYTES;
     this.#now = options.now ?? Date.now;
   }

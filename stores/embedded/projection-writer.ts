@@ -39,6 +39,7 @@ export class SqliteProjectionWriter {
     this.responses = new SqliteResponseWriter(database, responseRetentionMs);
     this.#readCheckpoint = database.prepare('SELECT position FROM projection_checkpoint WHERE name = ?').pluck();
     this.#readTokenUsage = database.prepare('SELECT used_tokens, last_used_at FROM token_usage WHERE token_id = ?');
+    this.responses.sweepLog(this.checkpoint());
     const putDocument = database.prepare(
       'INSERT INTO documents (collection, id, body) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET body = excluded.body',
     );

@@ -13,6 +13,7 @@ import type { StoredResponseDocument } from '../../projector/read-models/respons
 import * as responses from '../../projector/read-models/responses/evolve.ts';
 import type { SqliteDatabase } from './database.ts';
 import { ResponseLogCompaction } from './response-log-compaction.ts';
+import { sweepResponseLog } from './response-log-sweep.ts';
 
 /** Brings a `stored_responses` table from before owners and sizes up to date, once. */
 function migrate(database: SqliteDatabase): void {
@@ -92,6 +93,15 @@ export class SqliteResponseWriter {
       }
     }
     if (touched) this.purge(now);
+  }
+
+  /**
+   * Once per file, before the first batch: the log's conversations of responses deleted or lapsed
+   * before rows kept their log position are compacted too (response-log-sweep.ts).
+   */
+  sweepLog(checkpoint: number, now = Date.now()): void {
+    if (sweepResponseLog(this.#database, this.#log, checkpoint, now).compacted > 0) this.#freed = true;
+    this.reclaim();
   }
 
   /** Forgets the rows lapsed by `now`, their conversations in the log with them; call inside a transaction. */

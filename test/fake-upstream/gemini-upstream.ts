@@ -128,7 +128,7 @@ export async function startGeminiUpstream(options: { apiKey?: string } = {}): Pr
     if (fixture.kind === 'json') return reply(fixture, timing);
     // Google separates its SSE events with CRLF pairs.
     const frames = fixture.chunks.map((chunk) => `data: ${chunk}\r\n\r\n`);
-    return writeStreamReply(response, frames, {}, timing, closed.signal);
+    return writeStreamReply(response, frames, {}, timing, closed.signal, scenario.contentType);
   };
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {

@@ -25,5 +25,6 @@ export const geminiKind: UpstreamKind = {
     contents: [{ role: 'user', parts: [{ text: 'ping' }] }],
     generationConfig: { maxOutputTokens: 1 },
   }),
-  capabilities: { signedThinking: true, nativeResponses: false },
+  // `streamGenerateContent?alt=sse` is always typed text/event-stream; anything else is not Gemini.
+  capabilities: { signedThinking: true, nativeResponses: false, eventStreamTypeOnly: true },
 };
