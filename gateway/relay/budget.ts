@@ -5,8 +5,9 @@
  * in the shared ledger, under an account named by the budget's current calendar period (so a new
  * day, week or month starts an empty account), and when it ends the hold is settled to the cost the
  * usage event records. The most a request may cost is its prompt estimate (4 bytes a token) at the
- * input price plus the completion it allows at the output price, at the dearest channel that could
- * serve it. A model no channel prices spends nothing and holds nothing.
+ * dearest rate a prompt token may be charged (the input price, or a cache write's, five-minute or
+ * one-hour, which cost more) plus the completion it allows at the output price, at the dearest channel
+ * that could serve it. A model no channel prices spends nothing and holds nothing.
  */
 import type { BudgetPeriod } from '../../contracts/events/index.ts';
 import {
@@ -46,7 +47,13 @@ export function estimatedMaximumCost(
   now: number,
 ): number | null {
   let highest: number | null = null;
-  const tokens = { promptTokens, completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  const uncached = { promptTokens, completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  // Which of these is dearest depends on the price: each is tried.
+  const prompts = [
+    uncached,
+    { ...uncached, cacheWriteTokens: promptTokens },
+    { ...uncached, cacheWriteTokens: promptTokens, cacheWrite1hTokens: promptTokens },
+  ];
   for (const route of routes) {
     const price = prices.priceOf({
       model,
@@ -57,8 +64,10 @@ export function estimatedMaximumCost(
       at: new Date(now),
     });
     if (price === null) continue;
-    const cost = costNanoUsd(price, tokens);
-    if (highest === null || cost > highest) highest = cost;
+    for (const tokens of prompts) {
+      const cost = costNanoUsd(price, tokens);
+      if (highest === null || cost > highest) highest = cost;
+    }
   }
   return highest;
 }
