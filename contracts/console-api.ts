@@ -160,6 +160,10 @@ export const usageTotalsSchema = z.object({
    * limits); counted in `calls` and `errors` too. Optional: servers before it did not send it.
    */
   refused_requests: z.number().optional(),
+  /** prompt tokens read from a provider's cache (part of `prompt_tokens`); not in `by_token` */
+  cached_tokens: z.number().optional(),
+  /** prompt tokens written to a provider's cache (part of `prompt_tokens`); not in `by_token` */
+  cache_write_tokens: z.number().optional(),
 });
 
 /** Latency of the calls in the range; null when there were none. */
@@ -252,6 +256,8 @@ export const usageLogEntrySchema = z.object({
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
   cached_tokens: z.number().optional(),
+  /** prompt tokens written to the provider's cache (part of `prompt_tokens`) */
+  cache_write_tokens: z.number().optional(),
   reasoning_tokens: z.number().optional(),
   usage_estimated: z.boolean(),
   /** USD, from the price in force when it ran; null when its model had no price; 0 without usage */

@@ -108,6 +108,7 @@ interface RequestRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
   reasoning_tokens: number;
   usage_source: string | null;
   usage_applied: number;
@@ -141,6 +142,7 @@ function toLogEntry(row: RequestRow): UsageLogEntry {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     cached_tokens: row.cached_tokens,
+    cache_write_tokens: row.cache_write_tokens,
     reasoning_tokens: row.reasoning_tokens,
     usage_estimated: row.usage_source === 'estimated',
     cost_usd: costOf(row),

@@ -164,6 +164,18 @@ export const measures = [
     clickhouse: "toUInt64(channel_id = '' AND (status >= 400 OR error_type != ''))",
     sqlite: "(coalesce(channel_id, '') = '' AND (status >= 400 OR error_type IS NOT NULL))",
   },
+  // Prompt tokens written to a provider's cache (part of prompt_tokens), shown beside cached_tokens.
+  // Both raw tables have held them from the start, so a migration sums them from the raw rows.
+  {
+    name: 'cache_write_tokens',
+    source: 'usage',
+    type: 'integer',
+    perKey: false,
+    addedLater: true,
+    of: (event: UsageRecorded) => event.body.cacheWriteTokens,
+    clickhouse: 'cache_write_tokens',
+    sqlite: 'cache_write_tokens',
+  },
 ] as const satisfies readonly Measure[];
 
 export type MeasureName = (typeof measures)[number]['name'];
