@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { roleSchema } from './account-role.ts';
+import { usageLogFilterFields } from './usage-log-filters.ts';
 
 export const emailSchema = z
   .email('must be an email address')
@@ -215,6 +216,7 @@ export const usageLogsQuerySchema = z.object({
   request_id: z.string().max(200).optional(),
   /** `ok`: answered without error; `error`: a 4xx/5xx answer or an in-stream error */
   status: z.enum(['ok', 'error']).optional(),
+  ...usageLogFilterFields,
   limit: z.coerce.number().int().min(1).max(500).optional(),
   /** opaque cursor from the previous page */
   cursor: z.string().optional(),

@@ -18,6 +18,7 @@ import { channelUsageOf } from '../usage-channel.ts';
 import { attemptsOf } from '../usage-log-attempts.ts';
 import { decodeCursor, encodeCursor } from '../usage-log-cursor.ts';
 import type { SqliteDatabase } from './database.ts';
+import { usageLogFilterConditions } from './usage-log-filters.ts';
 import { SqliteUsageOverview } from './usage-overview.ts';
 import { registerHistogramFunctions } from './usage-rollups.ts';
 
@@ -57,7 +58,10 @@ export class SqliteUsageQueries implements UsageReadModel {
     // The same rule as the rollups' error count: a 4xx/5xx answer or an in-stream error.
     if (query.status === 'ok') conditions.push('coalesce(status, 200) < 400 AND error_type IS NULL');
     if (query.status === 'error') conditions.push('(coalesce(status, 200) >= 400 OR error_type IS NOT NULL)');
+    const filters = usageLogFilterConditions(query);
+    conditions.push(...filters.conditions);
     const parameters = {
+      ...filters.parameters,
       userId: query.userId,
       from: query.from ? Date.parse(query.from) : null,
       to: query.to ? Date.parse(query.to) : null,
