@@ -26,6 +26,7 @@ export const CSV_COLUMNS = [
   'reasoning_tokens',
   'user_email',
   'channel_name',
+  'cache_write_tokens',
 ] as const satisfies ReadonlyArray<keyof UsageLogEntry>;
 
 export function csvCell(value: unknown): string {

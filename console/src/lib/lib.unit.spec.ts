@@ -98,12 +98,13 @@ describe('CSV', () => {
         error_message: null,
         cached_tokens: 2,
         reasoning_tokens: 0,
+        cache_write_tokens: 1,
       },
     ]);
     const [header, line] = csv.trim().split('\r\n');
     expect(header!.split(',')).toContain('first_token_ms');
     expect(line).toBe(
-      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40,trace-1,,2,0,,',
+      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40,trace-1,,2,0,,,1',
     );
   });
 
@@ -111,7 +112,8 @@ describe('CSV', () => {
     const csv = toCsv([]);
     expect(csv.startsWith('\uFEFF')).toBe(true);
     const header = csv.slice(1).split('\r\n')[0]!.split(',');
-    expect(header).toHaveLength(22);
+    expect(header).toHaveLength(23);
+    expect(header.at(-1)).toBe('cache_write_tokens');
     expect(header[0]).toBe('started_at_utc');
     expect(header.slice(1, 4)).toEqual(['request_id', 'token_id', 'token_name']);
   });

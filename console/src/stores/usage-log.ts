@@ -8,6 +8,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { listUsageLogsApi, type UsageLogsRequest } from '../api/usage.ts';
 import { toCsv } from '../lib/csv.ts';
+import { defaultKindFilters, kindQuery, type LogKindFilters } from '../lib/log-kind-filters.ts';
 import { defaultSelection, type RangeSelection, resolveRange, type TimeRange } from '../lib/range.ts';
 
 export interface UsageLogFilters {
@@ -19,6 +20,8 @@ export interface UsageLogFilters {
   status: '' | 'ok' | 'error';
   /** `self`, `all` (admins), or a user id (admins) */
   scope: string;
+  /** endpoint, streaming and error type */
+  kind: LogKindFilters;
 }
 
 export const PAGE_SIZE = 50;
@@ -31,6 +34,7 @@ const defaultFilters = (): UsageLogFilters => ({
   model: '',
   status: '',
   scope: 'self',
+  kind: defaultKindFilters(),
 });
 
 export const useUsageLogStore = defineStore('usage-log', () => {
@@ -58,6 +62,7 @@ export const useUsageLogStore = defineStore('usage-log', () => {
       ...(model.trim() && { model: model.trim() }),
       ...(status && { status }),
       ...(scope !== 'self' && { user_id: scope }),
+      ...kindQuery(filters.value.kind),
     };
   }
 
