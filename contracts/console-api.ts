@@ -85,8 +85,9 @@ export const updateTokenRequestSchema = z.object({
 });
 
 /**
- * `exhausted`: the token quota is used up; `budget_spent`: the key's budget for the current period is
- * spent (its calls are refused with `budget_exceeded` until the period resets or the budget is raised).
+ * `exhausted`: the token quota is used up; `budget_spent`: the key's budget or its account's (all of its
+ * keys together) for the current period is spent (its calls are refused with `budget_exceeded` until
+ * the period resets or the budget is raised).
  */
 export const tokenStatusSchema = z.enum(['active', 'disabled', 'expired', 'exhausted', 'budget_spent', 'revoked']);
 

@@ -94,6 +94,22 @@ function budgetsOf(token: TokenDocument, lookups: LookupReadModel): Budget[] {
   return budgets;
 }
 
+/** Spent at or past the limit: every call is refused until the period resets or the limit is raised. */
+function isSpent(used: number, limit: number): boolean {
+  return used >= limit;
+}
+
+/**
+ * Whose budget, of the key's and its account's, is spent in its current period by the recorded spend
+ * (the test `reserveBudgets` refuses with, before any hold); null when neither is.
+ */
+export function spentBudget(token: TokenDocument, lookups: LookupReadModel, now: number): 'key' | 'account' | null {
+  for (const budget of budgetsOf(token, lookups)) {
+    if (isSpent(spentIn(lookups.spend(budget.owner), budget.period, now), budget.limit)) return budget.whose;
+  }
+  return null;
+}
+
 function resetsText(period: BudgetPeriod, now: number): string {
   const end = periodEndMs(period, now);
   if (end === null) return 'It does not reset';
@@ -107,7 +123,7 @@ function refusal(budget: Budget, used: number, held: number, now: number): Gatew
       : `Your account's ${budget.period} budget (all of its keys together)`;
   const raise = budget.whose === 'key' ? 'raise the key’s budget in the console' : 'ask an administrator to raise it';
   const resets = resetsText(budget.period, now);
-  if (used >= budget.limit) {
+  if (isSpent(used, budget.limit)) {
     return new GatewayError(
       'insufficient_quota',
       `${name} of ${formatUsd(budget.limit)} is spent (${formatUsd(used)} used). ${resets}; or ${raise}.`,
