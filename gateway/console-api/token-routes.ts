@@ -21,7 +21,12 @@ import { parseOrThrow } from './api-error.ts';
 import { budgetView } from './budget-view.ts';
 import { currentUser } from './guards.ts';
 
-export function tokenStatus(token: TokenDocument, usedTokens: number, lookups: LookupReadModel, now: number): TokenStatus {
+export function tokenStatus(
+  token: TokenDocument,
+  usedTokens: number,
+  lookups: LookupReadModel,
+  now: number,
+): TokenStatus {
   if (token.revoked) return 'revoked';
   if (!token.enabled) return 'disabled';
   if (token.expiresAt && Date.parse(token.expiresAt) <= now) return 'expired';
