@@ -52,7 +52,14 @@ beforeAll(async () => {
   scripted = await startScriptedUpstream(({ body }) => reply(body['model'], body['stream'] === true));
   harness = await startHarness({
     extraChannels: [
-      { name: 'hour-cache', type: 'anthropic', models: ['claude-hour', 'claude-sonnet-4-5'], baseUrl: scripted.url },
+      {
+        name: 'hour-cache',
+        type: 'anthropic',
+        models: ['claude-hour', 'sonnet-hour'],
+        // A name of its own, so no other channel serves it; the database prices the name sent upstream.
+        modelMapping: { 'sonnet-hour': 'claude-sonnet-4-5' },
+        baseUrl: scripted.url,
+      },
     ],
     configLines: [
       'prices:',
@@ -83,7 +90,7 @@ describe('one-hour cache writes', () => {
     });
     for await (const _ of chunks);
     // Priced by the database: Anthropic's claude-sonnet-4-5 at 3, 15, 0.3, 3.75 and, for an hour, 6 USD.
-    await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: hello });
+    await anthropic.messages.create({ model: 'sonnet-hour', max_tokens: 100, messages: hello });
     await harness.runtime.publisher.flush();
     await harness.runtime.stores.sync.caughtUp();
 
