@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { roleSchema } from './account-role.ts';
+import { cacheTokenTotals } from './usage-cache-tokens.ts';
 import { usageLogFilterFields } from './usage-log-filters.ts';
 
 export const emailSchema = z
@@ -162,10 +163,7 @@ export const usageTotalsSchema = z.object({
    * limits); counted in `calls` and `errors` too. Optional: servers before it did not send it.
    */
   refused_requests: z.number().optional(),
-  /** prompt tokens read from a provider's cache (part of `prompt_tokens`); not in `by_token` */
-  cached_tokens: z.number().optional(),
-  /** prompt tokens written to a provider's cache (part of `prompt_tokens`); not in `by_token` */
-  cache_write_tokens: z.number().optional(),
+  ...cacheTokenTotals,
 });
 
 /** Latency of the calls in the range; null when there were none. */
@@ -258,9 +256,7 @@ export const usageLogEntrySchema = z.object({
   error_message: z.string().nullable().optional(),
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
-  cached_tokens: z.number().optional(),
-  /** prompt tokens written to the provider's cache (part of `prompt_tokens`) */
-  cache_write_tokens: z.number().optional(),
+  ...cacheTokenTotals,
   reasoning_tokens: z.number().optional(),
   usage_estimated: z.boolean(),
   /** USD, from the price in force when it ran; null when its model had no price; 0 without usage */

@@ -1,5 +1,6 @@
 /** English messages; `zh-cn.ts` must have the same keys (checked by its type). */
 import { apiErrorsEn } from './api-errors.ts';
+import { logFiltersEn } from './log-filters.ts';
 import { relayErrorsEn } from './relay-errors.ts';
 export const en = {
   app: {
@@ -353,16 +354,7 @@ export const en = {
     enableTitle: 'Enable the account?',
     confirmEnable: '{email} can sign in again, and their keys work again.',
   },
-  logFilters: {
-    endpoint: 'Endpoint',
-    anyEndpoint: 'Any endpoint',
-    streamed: 'Streamed',
-    streamedAny: 'Streamed or not',
-    streamedYes: 'Streamed',
-    streamedNo: 'Not streamed',
-    errorType: 'Error type',
-    errorTypePlaceholder: 'Any error type',
-  },
+  logFilters: logFiltersEn,
   apiErrors: apiErrorsEn,
   relayErrors: relayErrorsEn,
   errors: {

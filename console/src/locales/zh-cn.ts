@@ -1,6 +1,7 @@
 /** 简体中文 messages, with the same keys as `en.ts`. */
 import { apiErrorsZh } from './api-errors.ts';
 import type { Messages } from './en.ts';
+import { logFiltersZh } from './log-filters.ts';
 import { relayErrorsZh } from './relay-errors.ts';
 
 export const zhCN: Messages = {
@@ -349,16 +350,7 @@ export const zhCN: Messages = {
     confirmEnable: '{email} 将可以再次登录，其密钥也将恢复可用。',
   },
   apiErrors: apiErrorsZh,
-  logFilters: {
-    endpoint: '接口',
-    anyEndpoint: '全部接口',
-    streamed: '流式',
-    streamedAny: '流式与非流式',
-    streamedYes: '流式',
-    streamedNo: '非流式',
-    errorType: '错误类型',
-    errorTypePlaceholder: '全部错误类型',
-  },
+  logFilters: logFiltersZh,
   relayErrors: relayErrorsZh,
   errors: {
     notFound: '页面不存在。',
