@@ -26,7 +26,7 @@ export function costNanoUsd(price: UsagePrice, tokens: TokenCounts): number {
   const hourWrite = Math.min(tokens.cacheWrite1hTokens ?? 0, cacheWrite);
   const minuteWrite = cacheWrite - hourWrite;
   const uncached = tokens.promptTokens - cacheRead - cacheWrite;
-  // A price recorded before one-hour writes were priced apart charges them as other writes.
+  // A price without a one-hour rate (an event that carries none) charges those writes as the others.
   const hourPrice = price.cacheWrite1hPerMillion ?? price.cacheWritePerMillion;
   const input = Math.round(price.inputPerMillion * 1e6);
   const read = Math.round(price.cacheReadPerMillion * 1e6);

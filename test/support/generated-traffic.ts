@@ -107,7 +107,7 @@ export function generatedTraffic(
       promptTokens,
       completionTokens,
       cachedTokens,
-      // From the prompt rather than a draw of its own, so the other figures stay as they were drawn.
+      // Derived from the prompt, not drawn: it takes no number from the sequence the other figures come from.
       cacheWriteTokens: Math.max(0, Math.min(promptTokens - cachedTokens, promptTokens % 97)),
       reasoningTokens: random.below(20),
     };

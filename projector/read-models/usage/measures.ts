@@ -165,7 +165,8 @@ export const measures = [
     sqlite: "(coalesce(channel_id, '') = '' AND (status >= 400 OR error_type IS NOT NULL))",
   },
   // Prompt tokens written to a provider's cache (part of prompt_tokens), shown beside cached_tokens.
-  // Both raw tables have held them from the start, so a migration sums them from the raw rows.
+  // The raw rows of both stores carry them: SQLite sums an added rollup column from them; ClickHouse
+  // rollup rows written without the column read 0 until a batch recomputes them.
   {
     name: 'cache_write_tokens',
     source: 'usage',
