@@ -58,7 +58,9 @@ describe.skipIf(services === null)('cache-write tokens in ClickHouse', () => {
     const ofUser = usages.filter((event) => event.body.userId === 'user-2');
     expect((await queries.overview({ ...range, userId: 'user-2' })).totals.cache_write_tokens).toBe(writesOf(ofUser));
     for (const row of overview.by_model) {
-      expect(row.cache_write_tokens, row.model).toBe(writesOf(usages.filter((event) => event.body.model === row.model)));
+      expect(row.cache_write_tokens, row.model).toBe(
+        writesOf(usages.filter((event) => event.body.model === row.model)),
+      );
     }
   });
 
