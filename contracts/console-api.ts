@@ -12,6 +12,8 @@ import {
   usageGroupBySchema,
   usageGroupSchema,
 } from './console-api-attribution.ts';
+import { cacheTokenTotals } from './usage-cache-tokens.ts';
+import { usageLogFilterFields } from './usage-log-filters.ts';
 
 export const emailSchema = z
   .email('must be an email address')
@@ -93,8 +95,9 @@ export const updateTokenRequestSchema = z.object({
 });
 
 /**
- * `exhausted`: the token quota is used up; `budget_spent`: the key's budget for the current period is
- * spent (its calls are refused with `budget_exceeded` until the period resets or the budget is raised).
+ * `exhausted`: the token quota is used up; `budget_spent`: the key's budget or its account's (all of its
+ * keys together) for the current period is spent (its calls are refused with `budget_exceeded` until
+ * the period resets or the budget is raised).
  */
 export const tokenStatusSchema = z.enum(['active', 'disabled', 'expired', 'exhausted', 'budget_spent', 'revoked']);
 
@@ -172,6 +175,7 @@ export const usageTotalsSchema = z.object({
    * limits); counted in `calls` and `errors` too. Optional: servers before it did not send it.
    */
   refused_requests: z.number().optional(),
+  ...cacheTokenTotals,
 });
 
 /** Latency of the calls in the range; null when there were none. */
@@ -228,6 +232,7 @@ export const usageLogsQuerySchema = z.object({
   /** `ok`: answered without error; `error`: a 4xx/5xx answer or an in-stream error */
   status: z.enum(['ok', 'error']).optional(),
   ...attributionLogFilterFields,
+  ...usageLogFilterFields,
   limit: z.coerce.number().int().min(1).max(500).optional(),
   /** opaque cursor from the previous page */
   cursor: z.string().optional(),
@@ -268,7 +273,7 @@ export const usageLogEntrySchema = z.object({
   error_message: z.string().nullable().optional(),
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
-  cached_tokens: z.number().optional(),
+  ...cacheTokenTotals,
   reasoning_tokens: z.number().optional(),
   usage_estimated: z.boolean(),
   /** USD, from the price in force when it ran; null when its model had no price; 0 without usage */

@@ -75,7 +75,8 @@ const usd = z.number().min(0, 'must not be negative').max(1_000_000, 'must be at
 
 /**
  * The operator's price of one model, in USD. An absent cache price is the input price (what a
- * provider without a cache discount charges); absent input, output or per-request prices are 0.
+ * provider without a cache discount charges), an absent one-hour cache-write price the (five-minute)
+ * cache-write price; absent input, output or per-request prices are 0.
  */
 export const modelPriceConfigSchema = z
   .strictObject({
@@ -83,6 +84,8 @@ export const modelPriceConfigSchema = z
     output_per_million: usd.optional(),
     cache_read_per_million: usd.optional(),
     cache_write_per_million: usd.optional(),
+    /** cache writes kept for an hour (Anthropic's `ttl: "1h"`), dearer than the default five minutes */
+    cache_write_1h_per_million: usd.optional(),
     /** for models billed per call, on top of any token prices */
     per_request: usd.optional(),
   })

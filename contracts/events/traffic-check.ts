@@ -124,6 +124,11 @@ function isRequestBody(body: Value): boolean {
   );
 }
 
+/** How many of the optional fields of a usage (`usageRefused`, `cacheWrite1hTokens`) `value` has. */
+function optionalUsageKeys(value: Value): number {
+  return (value['usageRefused'] === undefined ? 0 : 1) + (value['cacheWrite1hTokens'] === undefined ? 0 : 1);
+}
+
 /** The token counts and cost shared by a request's usage and a `usage.recorded` body. */
 function hasTokensAndCost(value: Value): boolean {
   const source = value['source'];
@@ -133,6 +138,7 @@ function hasTokensAndCost(value: Value): boolean {
     isCount(value['completionTokens']) &&
     isCount(value['cachedTokens']) &&
     isCount(value['cacheWriteTokens']) &&
+    (value['cacheWrite1hTokens'] === undefined || isCount(value['cacheWrite1hTokens'])) &&
     isCount(value['reasoningTokens']) &&
     (source === 'upstream' || source === 'estimated') &&
     (usageRefused === undefined || isString(usageRefused)) &&
@@ -142,31 +148,28 @@ function hasTokensAndCost(value: Value): boolean {
 }
 
 function isRequestUsage(value: unknown): boolean {
-  return (
-    isObject(value) &&
-    keyCount(value) === requestUsageKeys + (value['usageRefused'] === undefined ? 0 : 1) &&
-    hasTokensAndCost(value)
-  );
+  return isObject(value) && keyCount(value) === requestUsageKeys + optionalUsageKeys(value) && hasTokensAndCost(value);
 }
 
 function isPrice(value: unknown): boolean {
   return (
     value === null ||
     (isObject(value) &&
-      keyCount(value) === priceKeys &&
+      keyCount(value) === priceKeys + (value['cacheWrite1hPerMillion'] === undefined ? 0 : 1) &&
       priceSources.has(value['source']) &&
       isString(value['model']) &&
       isAmount(value['inputPerMillion']) &&
       isAmount(value['outputPerMillion']) &&
       isAmount(value['cacheReadPerMillion']) &&
       isAmount(value['cacheWritePerMillion']) &&
+      (value['cacheWrite1hPerMillion'] === undefined || isAmount(value['cacheWrite1hPerMillion'])) &&
       isAmount(value['perRequest']))
   );
 }
 
 function isUsageBody(body: Value): boolean {
   return (
-    keyCount(body) === usageKeys + (body['usageRefused'] === undefined ? 0 : 1) &&
+    keyCount(body) === usageKeys + optionalUsageKeys(body) &&
     isString(body['requestId']) &&
     isString(body['userId']) &&
     isString(body['tokenId']) &&

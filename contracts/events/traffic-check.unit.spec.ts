@@ -54,7 +54,8 @@ const usageRecorded = {
     promptTokens: 21,
     completionTokens: 10,
     cachedTokens: 0,
-    cacheWriteTokens: 0,
+    cacheWriteTokens: 6,
+    cacheWrite1hTokens: 4,
     reasoningTokens: 0,
     source: 'estimated',
     usageRefused: 'a count that was not a whole number',
@@ -66,6 +67,7 @@ const usageRecorded = {
       outputPerMillion: 2,
       cacheReadPerMillion: 0.5,
       cacheWritePerMillion: 0,
+      cacheWrite1hPerMillion: 3,
       perRequest: 0,
     },
   },
@@ -83,12 +85,21 @@ function withoutOptional(
   delete body['clientRequestId'];
   delete body['attribution'];
   delete body['usageRefused'];
+  delete body['cacheWrite1hTokens'];
+  if (body['price']) body['price'] = withoutHourPrice(body['price']);
   if (body['usage']) {
     const usage: Record<string, unknown> = { ...(body['usage'] as object) };
     delete usage['usageRefused'];
+    delete usage['cacheWrite1hTokens'];
+    usage['price'] = withoutHourPrice(usage['price']);
     body['usage'] = usage;
   }
   return { ...event, body };
+}
+
+function withoutHourPrice(price: unknown): unknown {
+  const { cacheWrite1hPerMillion, ...rest } = price as Record<string, unknown>;
+  return rest;
 }
 
 const samples = [
@@ -155,6 +166,8 @@ describe('the hand check of traffic events', () => {
         ['body', 'clientRequestId'],
         ['body', 'attribution'],
         ['body', 'usageRefused'],
+        ['body', 'cacheWrite1hTokens'],
+        ['body', 'price', 'cacheWrite1hPerMillion'],
         ['body', 'usage'],
         ['body', 'unknownField'],
         ['unknownField'],

@@ -107,6 +107,12 @@ export const usageRecordedV1 = envelope(
     reasoningTokens: z.number().int().min(0),
     source: usageSourceSchema,
     /**
+     * The part of `cacheWriteTokens` written to a one-hour cache (the rest are five-minute writes),
+     * priced at `cacheWrite1hPerMillion`. Added as an OPTIONAL field of version 1: absent when there
+     * were none, and in older events, whose writes were all priced at `cacheWritePerMillion`.
+     */
+    cacheWrite1hTokens: z.number().int().min(0).optional(),
+    /**
      * Why the upstream's own usage was not believed (a count that was not a whole number from 0 to
      * 10 million, a string, an object...), when the gateway counted the tokens instead: `source` is
      * then `estimated`. Added as an OPTIONAL field of version 1: older events have none.
@@ -130,8 +136,13 @@ export const usagePriceSchema = z.object({
   outputPerMillion: z.number().min(0),
   /** per million prompt tokens read from the provider's cache */
   cacheReadPerMillion: z.number().min(0),
-  /** per million prompt tokens written to the provider's cache */
+  /** per million prompt tokens written to the provider's cache for its default time (five minutes) */
   cacheWritePerMillion: z.number().min(0),
+  /**
+   * per million prompt tokens written to the provider's cache for an hour. Added as an OPTIONAL
+   * field: absent in older events, whose cache writes were all charged `cacheWritePerMillion`.
+   */
+  cacheWrite1hPerMillion: z.number().min(0).optional(),
   /** per request, whatever its tokens */
   perRequest: z.number().min(0),
 });
@@ -164,6 +175,7 @@ export const requestUsageSchema = usageRecordedV2.shape.body.pick({
   completionTokens: true,
   cachedTokens: true,
   cacheWriteTokens: true,
+  cacheWrite1hTokens: true,
   reasoningTokens: true,
   source: true,
   usageRefused: true,

@@ -44,6 +44,7 @@ function usageBody(request: RequestCompleted['body']): UsageRecorded['body'] {
     price: usage.price,
   };
   if (usage.usageRefused !== undefined) body.usageRefused = usage.usageRefused;
+  if (usage.cacheWrite1hTokens !== undefined) body.cacheWrite1hTokens = usage.cacheWrite1hTokens;
   return body;
 }
 

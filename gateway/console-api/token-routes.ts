@@ -11,35 +11,39 @@ import {
   type TokenView,
   updateTokenRequestSchema,
 } from '../../contracts/console-api.ts';
-import { spentIn, tokenSpendOwner } from '../../projector/read-models/spend/spend.ts';
+import { tokenSpendOwner } from '../../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import { issueToken, revokeToken, updateToken } from '../commands/tokens.ts';
+import { spentBudget } from '../relay/budget.ts';
 import { parseOrThrow } from './api-error.ts';
 import { budgetView } from './budget-view.ts';
 import { currentUser } from './guards.ts';
 
-/** `spentNanoUsd`: the key's spend in its budget's current period. */
-export function tokenStatus(token: TokenDocument, usedTokens: number, spentNanoUsd: number, now: number): TokenStatus {
+export function tokenStatus(
+  token: TokenDocument,
+  usedTokens: number,
+  lookups: LookupReadModel,
+  now: number,
+): TokenStatus {
   if (token.revoked) return 'revoked';
   if (!token.enabled) return 'disabled';
   if (token.expiresAt && Date.parse(token.expiresAt) <= now) return 'expired';
   if (token.quota !== null && usedTokens >= token.quota) return 'exhausted';
-  // The relay's test (gateway/relay/budget.ts): spent at or past the limit refuses every call.
-  if (token.budgetNanoUsd != null && spentNanoUsd >= token.budgetNanoUsd) return 'budget_spent';
+  // The relay's own test: the key's budget or its account's, spent at or past its limit, refuses every call.
+  if (spentBudget(token, lookups, now) !== null) return 'budget_spent';
   return 'active';
 }
 
 export function tokenView(token: TokenDocument, lookups: LookupReadModel, now = Date.now()): TokenView {
   const usage = lookups.tokenUsage(token.tokenId);
   const spend = lookups.spend(tokenSpendOwner(token.tokenId));
-  const spent = spentIn(spend, token.budgetPeriod ?? 'total', now);
   return {
     id: token.tokenId,
     name: token.name,
     key_hint: token.keyHint,
-    status: tokenStatus(token, usage.usedTokens, spent, now),
+    status: tokenStatus(token, usage.usedTokens, lookups, now),
     created_at: token.createdAt,
     last_used_at: usage.lastUsedAt,
     expires_at: token.expiresAt,

@@ -46,6 +46,31 @@ describe('costNanoUsd', () => {
     expect(costNanoUsd(sonnetPrice, counted)).toBe(2_400_000);
   });
 
+  it('charges one-hour cache writes at the one-hour price and the rest of the writes at the five-minute one', () => {
+    const hourly = { ...sonnetPrice, cacheWrite1hPerMillion: 6 };
+    // Anthropic sent input 50, cache_read 1,000, cache_creation 200 of which ephemeral_1h 120, output 80.
+    const counted = tokens({
+      promptTokens: 1250,
+      cachedTokens: 1000,
+      cacheWriteTokens: 200,
+      cacheWrite1hTokens: 120,
+      completionTokens: 80,
+    });
+    // 50 × 3 + 1,000 × 0.3 + 80 × 3.75 + 120 × 6 + 80 × 15 = 150 + 300 + 300 + 720 + 1,200 micro-dollars
+    expect(costNanoUsd(hourly, counted)).toBe(2_670_000);
+    // Every write for an hour, on the request the check tried: 25 % under at the five-minute price.
+    const allHour = tokens({ promptTokens: 1000, cacheWriteTokens: 1000, cacheWrite1hTokens: 1000 });
+    expect(costNanoUsd(hourly, allHour)).toBe(6_000_000);
+    expect(costNanoUsd(sonnetPrice, allHour)).toBe(3_750_000);
+  });
+
+  it('charges a price recorded without a one-hour rate its one write rate, and never more hour writes than writes', () => {
+    const counted = tokens({ promptTokens: 300, cacheWriteTokens: 100, cacheWrite1hTokens: 100 });
+    expect(costNanoUsd(sonnetPrice, counted)).toBe(200 * 3000 + 100 * 3750);
+    const hostile = tokens({ promptTokens: 300, cacheWriteTokens: 100, cacheWrite1hTokens: 500 });
+    expect(costNanoUsd({ ...sonnetPrice, cacheWrite1hPerMillion: 6 }, hostile)).toBe(200 * 3000 + 100 * 6000);
+  });
+
   it('counts reasoning tokens inside the completion, not on top of it', () => {
     const withReasoning = tokens({ promptTokens: 10, completionTokens: 100, reasoningTokens: 60 });
     expect(costNanoUsd(miniPrice, withReasoning)).toBe(

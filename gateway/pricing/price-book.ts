@@ -31,13 +31,15 @@ const unpriced: PricedUsage = { costNanoUsd: null, price: null };
 
 export function priceFromConfig(model: string, config: ModelPriceConfig): UsagePrice {
   const input = config.input_per_million ?? 0;
+  const cacheWrite = config.cache_write_per_million ?? input;
   return {
     source: 'config',
     model,
     inputPerMillion: input,
     outputPerMillion: config.output_per_million ?? 0,
     cacheReadPerMillion: config.cache_read_per_million ?? input,
-    cacheWritePerMillion: config.cache_write_per_million ?? input,
+    cacheWritePerMillion: cacheWrite,
+    cacheWrite1hPerMillion: config.cache_write_1h_per_million ?? cacheWrite,
     perRequest: config.per_request ?? 0,
   };
 }

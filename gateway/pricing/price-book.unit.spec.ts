@@ -33,6 +33,7 @@ describe('the price database', () => {
       cacheReadPerMillion: 0.075,
       // not listed: the input price, as the database itself charges it
       cacheWritePerMillion: 0.15,
+      cacheWrite1hPerMillion: 0.15,
       perRequest: 0,
     };
     expect(book.priceOf(query({}))).toEqual(expected);
@@ -53,11 +54,18 @@ describe('the price database', () => {
       outputPerMillion: 15,
       cacheReadPerMillion: 0.3,
       cacheWritePerMillion: 3.75,
+      cacheWrite1hPerMillion: 6,
     });
     const long = book.priceOf(
       query({ ...anthropic, upstreamModel: 'claude-sonnet-4-5-20250929', promptTokens: 200_001 }),
     );
-    expect(long).toMatchObject({ inputPerMillion: 6, outputPerMillion: 22.5, cacheReadPerMillion: 0.6 });
+    expect(long).toMatchObject({
+      inputPerMillion: 6,
+      outputPerMillion: 22.5,
+      cacheReadPerMillion: 0.6,
+      cacheWritePerMillion: 7.5,
+      cacheWrite1hPerMillion: 12,
+    });
   });
 
   it('does not find an OpenAI model on an Anthropic channel', () => {
@@ -99,6 +107,7 @@ describe('prices from GATEWAY_CONFIG', () => {
         cache_read_per_million: 0.3,
         cache_write_per_million: 3.75,
       },
+      'claude-opus-4-1': { input_per_million: 15, cache_write_per_million: 18.75, cache_write_1h_per_million: 30 },
       'search-model': { per_request: 0.005 },
     },
   });
@@ -113,6 +122,8 @@ describe('prices from GATEWAY_CONFIG', () => {
       outputPerMillion: 15,
       cacheReadPerMillion: 0.3,
       cacheWritePerMillion: 3.75,
+      // not given: the five-minute write price
+      cacheWrite1hPerMillion: 3.75,
       perRequest: 0,
     });
     // The same upstream name asked for under another name falls through to the database.
@@ -120,7 +131,26 @@ describe('prices from GATEWAY_CONFIG', () => {
   });
 
   it('charge cache tokens at the input price when no cache price is given', () => {
-    expect(book.priceOf(query({}))).toMatchObject({ cacheReadPerMillion: 0.15, cacheWritePerMillion: 0.15 });
+    expect(book.priceOf(query({}))).toMatchObject({
+      cacheReadPerMillion: 0.15,
+      cacheWritePerMillion: 0.15,
+      cacheWrite1hPerMillion: 0.15,
+    });
+  });
+
+  it('price one-hour cache writes apart when the config gives their price', () => {
+    const opus = book.priceOf(query({ model: 'claude-opus-4-1', upstreamModel: null }));
+    expect(opus).toMatchObject({ cacheWritePerMillion: 18.75, cacheWrite1hPerMillion: 30 });
+    const tokens = {
+      promptTokens: 1000,
+      completionTokens: 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 1000,
+      cacheWrite1hTokens: 400,
+      reasoningTokens: 0,
+    };
+    // 600 × 18.75 + 400 × 30 micro-dollars
+    expect(book.price(query({ model: 'claude-opus-4-1', upstreamModel: null }), tokens).costNanoUsd).toBe(23_250_000);
   });
 
   it('price a model billed per call', () => {

@@ -129,20 +129,23 @@ function rateOf(value: ModelPrice[string], promptTokens: number): number | undef
 /**
  * The database's price as the event records it, or null when it prices none of what the gateway
  * counts (tokens or requests; audio or image units alone are not enough). An absent cache price is
- * the input price, as the library itself charges it.
+ * the input price, as the library itself charges it; an absent one-hour write price is the
+ * (five-minute) write price, as the library charges one-hour writes without it.
  */
 function flatten(name: string, price: ModelPrice, promptTokens: number): UsagePrice | null {
   const input = rateOf(price['input_mtok'], promptTokens);
   const output = rateOf(price['output_mtok'], promptTokens);
   const perThousandRequests = rateOf(price['requests_kcount'], promptTokens);
   if (input === undefined && output === undefined && perThousandRequests === undefined) return null;
+  const cacheWrite = rateOf(price['cache_write_mtok'], promptTokens) ?? input ?? 0;
   return {
     source: 'genai-prices',
     model: name,
     inputPerMillion: input ?? 0,
     outputPerMillion: output ?? 0,
     cacheReadPerMillion: rateOf(price['cache_read_mtok'], promptTokens) ?? input ?? 0,
-    cacheWritePerMillion: rateOf(price['cache_write_mtok'], promptTokens) ?? input ?? 0,
+    cacheWritePerMillion: cacheWrite,
+    cacheWrite1hPerMillion: rateOf(price['cache_write_1h_mtok'], promptTokens) ?? cacheWrite,
     perRequest: (perThousandRequests ?? 0) / 1000,
   };
 }

@@ -5,8 +5,9 @@
  * in the shared ledger, under an account named by the budget's current calendar period (so a new
  * day, week or month starts an empty account), and when it ends the hold is settled to the cost the
  * usage event records. The most a request may cost is its prompt estimate (4 bytes a token) at the
- * input price plus the completion it allows at the output price, at the dearest channel that could
- * serve it. A model no channel prices spends nothing and holds nothing.
+ * dearest rate a prompt token may be charged (the input price, or a cache write's, five-minute or
+ * one-hour, which cost more) plus the completion it allows at the output price, at the dearest channel
+ * that could serve it. A model no channel prices spends nothing and holds nothing.
  */
 import type { BudgetPeriod } from '../../contracts/events/index.ts';
 import {
@@ -46,7 +47,13 @@ export function estimatedMaximumCost(
   now: number,
 ): number | null {
   let highest: number | null = null;
-  const tokens = { promptTokens, completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  const uncached = { promptTokens, completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  // Which of these is dearest depends on the price: each is tried.
+  const prompts = [
+    uncached,
+    { ...uncached, cacheWriteTokens: promptTokens },
+    { ...uncached, cacheWriteTokens: promptTokens, cacheWrite1hTokens: promptTokens },
+  ];
   for (const route of routes) {
     const price = prices.priceOf({
       model,
@@ -57,8 +64,10 @@ export function estimatedMaximumCost(
       at: new Date(now),
     });
     if (price === null) continue;
-    const cost = costNanoUsd(price, tokens);
-    if (highest === null || cost > highest) highest = cost;
+    for (const tokens of prompts) {
+      const cost = costNanoUsd(price, tokens);
+      if (highest === null || cost > highest) highest = cost;
+    }
   }
   return highest;
 }
@@ -85,6 +94,22 @@ function budgetsOf(token: TokenDocument, lookups: LookupReadModel): Budget[] {
   return budgets;
 }
 
+/** Spent at or past the limit: every call is refused until the period resets or the limit is raised. */
+function isSpent(used: number, limit: number): boolean {
+  return used >= limit;
+}
+
+/**
+ * Whose budget, of the key's and its account's, is spent in its current period by the recorded spend
+ * (the test `reserveBudgets` refuses with, before any hold); null when neither is.
+ */
+export function spentBudget(token: TokenDocument, lookups: LookupReadModel, now: number): 'key' | 'account' | null {
+  for (const budget of budgetsOf(token, lookups)) {
+    if (isSpent(spentIn(lookups.spend(budget.owner), budget.period, now), budget.limit)) return budget.whose;
+  }
+  return null;
+}
+
 function resetsText(period: BudgetPeriod, now: number): string {
   const end = periodEndMs(period, now);
   if (end === null) return 'It does not reset';
@@ -98,7 +123,7 @@ function refusal(budget: Budget, used: number, held: number, now: number): Gatew
       : `Your account's ${budget.period} budget (all of its keys together)`;
   const raise = budget.whose === 'key' ? 'raise the key’s budget in the console' : 'ask an administrator to raise it';
   const resets = resetsText(budget.period, now);
-  if (used >= budget.limit) {
+  if (isSpent(used, budget.limit)) {
     return new GatewayError(
       'insufficient_quota',
       `${name} of ${formatUsd(budget.limit)} is spent (${formatUsd(used)} used). ${resets}; or ${raise}.`,

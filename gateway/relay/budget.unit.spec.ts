@@ -3,7 +3,9 @@ import { addSpend } from '../../projector/read-models/spend/spend.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import { MemoryLookups } from '../../stores/memory-lookups.ts';
 import { MemoryQuotaLedger } from '../../stores/memory-quota-ledger.ts';
-import { formatUsd, hasBudget, reserveBudgets, settleBudgets } from './budget.ts';
+import { PriceBook } from '../pricing/price-book.ts';
+import { estimatedMaximumCost, formatUsd, hasBudget, reserveBudgets, settleBudgets } from './budget.ts';
+import type { Route } from './channel-router.ts';
 import { GatewayError } from './errors.ts';
 
 const at = (iso: string) => Date.parse(iso);
@@ -112,5 +114,31 @@ describe('budget reservations over calendar periods (injected clock)', () => {
     expect(hasBudget({ ...token, budgetNanoUsd: 0 }, lookups)).toBe(true);
     expect(formatUsd(5_000_000_000)).toBe('$5.00');
     expect(formatUsd(1_234_567)).toBe('$0.001234567');
+  });
+
+  it('holds a prompt at its dearest rate: a one-hour cache write costs more than input or a five-minute write', () => {
+    const prices = new PriceBook(
+      {
+        opus: {
+          input_per_million: 15,
+          output_per_million: 75,
+          cache_write_per_million: 18.75,
+          cache_write_1h_per_million: 30,
+        },
+      },
+      { useDatabase: false },
+    );
+    const route = { upstreamModel: 'opus', channel: { type: 'anthropic', baseUrl: 'http://x' } } as unknown as Route;
+    // 1,000 prompt tokens at 30 USD and 100 completion tokens at 75 USD per million
+    expect(estimatedMaximumCost(prices, 'opus', [route], 1000, 100, 0)).toBe(30_000_000 + 7_500_000);
+    const database = new PriceBook();
+    const sonnet = {
+      upstreamModel: 'claude-sonnet-4-5',
+      channel: { type: 'anthropic', baseUrl: 'https://api.anthropic.com' },
+    } as unknown as Route;
+    // the database's one-hour write price, 6 USD per million, over its input price of 3
+    expect(estimatedMaximumCost(database, 'sonnet', [sonnet], 1000, 0, Date.parse('2026-01-15T00:00:00Z'))).toBe(
+      6_000_000,
+    );
   });
 });

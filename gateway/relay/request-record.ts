@@ -154,6 +154,7 @@ export class RequestRecord {
       };
       // A refusal matters only if it stood: a later, sound usage of the same reply was counted as sent.
       if (this.usageRefused !== null && this.usageSource === 'estimated') recorded.usageRefused = this.usageRefused;
+      if (usage.cacheWrite1hTokens) recorded.cacheWrite1hTokens = usage.cacheWrite1hTokens;
       completed.usage = recorded;
     }
     return [newEvent('request.completed', completed, occurredAt)];

@@ -23,9 +23,9 @@ import type { UsageOverview, UsageOverviewQuery } from '../../contracts/console-
 import {
   foldIntoDays,
   foldSeries,
+  keyTotalsOf,
   type SeriesRow,
   sumsOfRow,
-  totalsOf,
   zeroSums,
 } from '../../projector/read-models/usage/fold.ts';
 import { measureNames, perKeyMeasureNames, sumsSql } from '../../projector/read-models/usage/measures.ts';
@@ -119,7 +119,7 @@ export async function readOverview(
     series: folded.series,
     by_model: folded.by_model,
     latency: { average_ms: folded.averageLatencyMs, p95_ms: p95 === null ? null : Math.round(p95) },
-    by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf(sumsOfRow(row)) })),
+    by_token: byToken.map((row) => ({ token_id: row.token_id, ...keyTotalsOf(sumsOfRow(row)) })),
     time_zone: query.tz ?? 'UTC',
     time_zone_exact: days?.exact ?? true,
   };

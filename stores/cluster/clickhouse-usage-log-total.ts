@@ -7,7 +7,8 @@
  * whole hours of the range are summed from the hourly rollups, which hold each request once (`calls`,
  * `errors`), and only the partial hours at its two ends (the current hour, when the range runs to now)
  * are counted from the raw rows. The rollups' model is the model asked for, as the log's model filter;
- * a request-id filter finds one request and is counted from the raw rows alone.
+ * a request-id filter finds one request and is counted from the raw rows alone, as are the filters by
+ * endpoint, streaming and error type, which the rollups do not keep.
  *
  * The rollups follow the raw rows by one projector write: a request of the hour that has just ended
  * can be missing from the count for that write's time (about a second), as from the overview.
@@ -15,6 +16,7 @@
 import type { UsageLogsQuery } from '../../contracts/console-api.ts';
 import { attributionConditions, filtersAttribution } from './clickhouse-attribution.ts';
 import { integerLiteral, stringLiteral } from './clickhouse-sql.ts';
+import { filtersRawOnly, usageLogFilterConditions } from './clickhouse-usage-log-filters.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -35,6 +37,7 @@ export function rawFilters(query: TotalQuery): string[] {
   if (query.status === 'ok') conditions.push(`status < 400 AND error_type = ''`);
   if (query.status === 'error') conditions.push(`(status >= 400 OR error_type != '')`);
   conditions.push(...attributionConditions(query));
+  conditions.push(...usageLogFilterConditions(query));
   return conditions;
 }
 
@@ -102,8 +105,8 @@ export function usageLogTotalQuery(db: string, query: TotalQuery, nowMs: number)
   const range = storedRange(query);
   if (range === 'empty') return 'SELECT toInt64(0) AS total';
   const { from, to } = range;
-  // The rollups keep no request ids and no attribution: those filters are counted raw.
-  if (query.request_id || filtersAttribution(query)) return rawCount(db, query, from, to);
+  // The rollups keep no request ids, no attribution and not these dimensions: those filters are counted raw.
+  if (query.request_id || filtersAttribution(query) || filtersRawOnly(query)) return rawCount(db, query, from, to);
   // The whole hours: from the first hour start at or after `from` to the last at or before `to`,
   // and never the current hour or later (requests keep arriving there, and the rollups follow the
   // raw rows by a projector write): those are counted raw.

@@ -114,8 +114,8 @@ export async function readUsageLog(
        FROM ${db}.requests ${located}`,
     ),
     rows<Record<string, string | number>>(
-      `SELECT request_id, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, estimated, cost_nano_usd,
-         priced FROM ${db}.usage ${located}`,
+      `SELECT request_id, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, estimated,
+         cost_nano_usd, priced FROM ${db}.usage ${located}`,
     ),
   ]);
   const requestById = new Map(requests.map((row) => [String(row['request_id']), row]));
@@ -146,6 +146,7 @@ function toLogEntry(row: Record<string, string | number | string[]>): UsageLogEn
     prompt_tokens: Number(row['prompt_tokens'] ?? 0),
     completion_tokens: Number(row['completion_tokens'] ?? 0),
     cached_tokens: Number(row['cached_tokens'] ?? 0),
+    cache_write_tokens: Number(row['cache_write_tokens'] ?? 0),
     reasoning_tokens: Number(row['reasoning_tokens'] ?? 0),
     usage_estimated: Number(row['estimated'] ?? 0) === 1,
     // No usage row: no tokens used, nothing spent; a usage row without a price: unknown.

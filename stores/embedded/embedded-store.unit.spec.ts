@@ -56,8 +56,9 @@ function usage(call: Call): UsageRecorded {
     startedAt: call.at,
     promptTokens,
     completionTokens,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
+    // every prompt token read from the cache or written to it, a third read
+    cachedTokens: Math.floor(promptTokens / 3),
+    cacheWriteTokens: promptTokens - Math.floor(promptTokens / 3),
     reasoningTokens: 0,
     source: 'upstream',
     // 1 USD per million prompt tokens, 2 per million completion tokens
@@ -112,7 +113,7 @@ const trafficEvents: GatewayEvent[] = [
 const allEvents = [...entityEvents, ...trafficEvents];
 
 const range = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-03T00:00:00.000Z' };
-const totals = (calls: number, errors: number, prompt: number, completion: number) => ({
+const totals = (calls: number, errors: number, prompt: number, completion: number, cached: number) => ({
   calls,
   errors,
   prompt_tokens: prompt,
@@ -121,6 +122,8 @@ const totals = (calls: number, errors: number, prompt: number, completion: numbe
   cost_usd: (prompt * 1000 + completion * 2000) / 1e9,
   unpriced_requests: 0,
   refused_requests: 0,
+  cached_tokens: cached,
+  cache_write_tokens: prompt - cached,
 });
 
 let directory: string;
@@ -189,12 +192,12 @@ describe('usage overview', () => {
   it('totals and splits by model for one user', async () => {
     const overview = await stores.usage.overview({ ...range, userId: 'u1' });
     expect(overview.granularity).toBe('hour');
-    expect(overview.totals).toEqual(totals(5, 1, 145, 115));
+    expect(overview.totals).toEqual(totals(5, 1, 145, 115, 47));
     expect(overview.by_model).toHaveLength(2);
     expect(overview.by_model).toEqual(
       expect.arrayContaining([
-        { model: 'claude-x', ...totals(2, 0, 105, 55) },
-        { model: 'gpt-4o', ...totals(3, 1, 40, 60) },
+        { model: 'claude-x', ...totals(2, 0, 105, 55, 34) },
+        { model: 'gpt-4o', ...totals(3, 1, 40, 60, 13) },
       ]),
     );
   });
@@ -208,32 +211,32 @@ describe('usage overview', () => {
   it('gives an hourly series', async () => {
     const { series } = await stores.usage.overview({ ...range, userId: 'u1', granularity: 'hour' });
     expect(series).toEqual([
-      { bucket: '2025-03-01T10:00:00.000Z', model: 'gpt-4o', ...totals(2, 0, 40, 60) },
-      { bucket: '2025-03-01T11:00:00.000Z', model: 'claude-x', ...totals(1, 0, 5, 5) },
-      { bucket: '2025-03-01T11:00:00.000Z', model: 'gpt-4o', ...totals(1, 1, 0, 0) },
-      { bucket: '2025-03-02T09:00:00.000Z', model: 'claude-x', ...totals(1, 0, 100, 50) },
+      { bucket: '2025-03-01T10:00:00.000Z', model: 'gpt-4o', ...totals(2, 0, 40, 60, 13) },
+      { bucket: '2025-03-01T11:00:00.000Z', model: 'claude-x', ...totals(1, 0, 5, 5, 1) },
+      { bucket: '2025-03-01T11:00:00.000Z', model: 'gpt-4o', ...totals(1, 1, 0, 0, 0) },
+      { bucket: '2025-03-02T09:00:00.000Z', model: 'claude-x', ...totals(1, 0, 100, 50, 33) },
     ]);
   });
 
   it('gives a daily series', async () => {
     const { series } = await stores.usage.overview({ ...range, userId: 'u1', granularity: 'day' });
     expect(series).toEqual([
-      { bucket: '2025-03-01T00:00:00.000Z', model: 'claude-x', ...totals(1, 0, 5, 5) },
-      { bucket: '2025-03-01T00:00:00.000Z', model: 'gpt-4o', ...totals(3, 1, 40, 60) },
-      { bucket: '2025-03-02T00:00:00.000Z', model: 'claude-x', ...totals(1, 0, 100, 50) },
+      { bucket: '2025-03-01T00:00:00.000Z', model: 'claude-x', ...totals(1, 0, 5, 5, 1) },
+      { bucket: '2025-03-01T00:00:00.000Z', model: 'gpt-4o', ...totals(3, 1, 40, 60, 13) },
+      { bucket: '2025-03-02T00:00:00.000Z', model: 'claude-x', ...totals(1, 0, 100, 50, 33) },
     ]);
   });
 
   it('filters by user, model, token and time', async () => {
-    expect((await stores.usage.overview({ ...range, userId: null })).totals).toEqual(totals(6, 1, 152, 118));
-    expect((await stores.usage.overview({ ...range, userId: 'u2' })).totals).toEqual(totals(1, 0, 7, 3));
+    expect((await stores.usage.overview({ ...range, userId: null })).totals).toEqual(totals(6, 1, 152, 118, 49));
+    expect((await stores.usage.overview({ ...range, userId: 'u2' })).totals).toEqual(totals(1, 0, 7, 3, 2));
     expect((await stores.usage.overview({ ...range, userId: 'u1', model: 'gpt-4o' })).totals.calls).toBe(3);
     expect((await stores.usage.overview({ ...range, userId: 'u1', token_id: 't2' })).totals).toEqual(
-      totals(2, 1, 5, 5),
+      totals(2, 1, 5, 5, 1),
     );
     const firstDay = { from: '2025-03-01T10:30:00.000Z', to: '2025-03-02T00:00:00.000Z', userId: 'u1' };
     // The start is widened to the whole hour: r1 at 10:05 is in.
-    expect((await stores.usage.overview(firstDay)).totals).toEqual(totals(4, 1, 45, 65));
+    expect((await stores.usage.overview(firstDay)).totals).toEqual(totals(4, 1, 45, 65, 14));
   });
 });
 
@@ -291,6 +294,9 @@ describe('exactly once', () => {
     const after = await snapshot(stores);
     expect(after).toEqual(before);
     expect(after.overview.totals.calls).toBe(6);
+    // The cache-write measure, summed in the rollups and read by the log, counts each request once too.
+    expect(after.overview.totals).toMatchObject({ cached_tokens: 49, cache_write_tokens: 152 - 49 });
+    expect(after.logs.items.find((item) => item.request_id === 'r5')).toMatchObject({ cache_write_tokens: 67 });
   });
 
   it('takes serialised batches side by side, and leaves the caller its bytes for a retry', async () => {
@@ -313,7 +319,7 @@ describe('exactly once', () => {
     const after = await snapshot(stores);
     expect(after.overview.totals).toEqual({
       ...before.overview.totals,
-      ...totals(before.overview.totals.calls + 1, 1, 10 + 30 + 5 + 100 + 7 + 2, 20 + 40 + 5 + 50 + 3 + 3),
+      ...totals(before.overview.totals.calls + 1, 1, 10 + 30 + 5 + 100 + 7 + 2, 20 + 40 + 5 + 50 + 3 + 3, 49),
     });
     expect(after.logs.items.map((row) => row.request_id)).toContain('r8');
   });
@@ -335,7 +341,7 @@ describe('exactly once', () => {
     };
     await stores.events.append([request(late), usage(late), ...allEvents]);
     await stores.sync.caughtUp();
-    expect((await stores.usage.overview({ ...range, userId: null })).totals).toEqual(totals(7, 1, 153, 119));
+    expect((await stores.usage.overview({ ...range, userId: null })).totals).toEqual(totals(7, 1, 153, 119, 49));
     expect(stores.lookups.tokenUsage('t1').usedTokens).toBe(252);
   });
 });

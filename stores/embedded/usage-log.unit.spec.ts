@@ -7,6 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  checkCacheWriteTokens,
+  checkUsageLogFilters,
+  filterScenarioEvents,
+} from '../../test/support/usage-log-filter-scenario.ts';
+import {
   checkChannelUsageScenario,
   checkUsageLogScenario,
   usageLogScenarioEvents,
@@ -29,7 +34,7 @@ beforeAll(() => {
   directory = mkdtempSync(path.join(tmpdir(), 'usage-log-'));
   database = openDatabase(directory);
   const writer = new SqliteProjectionWriter(database, new MemoryLookups());
-  const events = usageLogScenarioEvents();
+  const events = [...usageLogScenarioEvents(), ...filterScenarioEvents()];
   for (const round of [0, 1]) {
     writer.apply(events.map((event, index) => ({ position: round * events.length + index + 1, event })));
   }
@@ -43,6 +48,12 @@ afterAll(() => {
 it('finds requests by id, model part and outcome, with their messages, attempts, tokens and count', async () => {
   const queries = new SqliteUsageQueries(database);
   await checkUsageLogScenario((query) => queries.logs(query));
+});
+
+it('filters by endpoint, streaming and error type, and shows each request’s cache writes', async () => {
+  const queries = new SqliteUsageQueries(database);
+  await checkUsageLogFilters((query) => queries.logs(query));
+  await checkCacheWriteTokens((query) => queries.logs(query));
 });
 
 it('counts the matches of every range and filter, as the ClickHouse store does', async () => {

@@ -34,6 +34,7 @@ function writeOlderFile(): void {
     ALTER TABLE requests DROP COLUMN client_request_id;
     ALTER TABLE requests DROP COLUMN cost_nano_usd;
     ${usageRollups.map((table) => `ALTER TABLE ${table.name} DROP COLUMN cost_nano_usd; ALTER TABLE ${table.name} DROP COLUMN unpriced_requests;`).join('\n')}
+    ${usageRollups.map((table) => `ALTER TABLE ${table.name} DROP COLUMN cache_write_tokens;`).join('\n')}
     DELETE FROM projection_migrations WHERE name = 'usage-hourly-latency-histograms';
     CREATE INDEX requests_hour_latency ON requests ((started_at - started_at % 3600000), latency_ms)
       WHERE latency_ms IS NOT NULL AND request_applied = 1;`);
@@ -118,6 +119,19 @@ describe('opening a file from before the hourly histograms', () => {
     expect(ofUsers.reduce((sum, user) => sum + user.unpriced_requests, 0)).toBe(sinceSecondHour);
     const logged = database.prepare('SELECT count(*) FROM requests WHERE cost_nano_usd IS NOT NULL').pluck().get();
     expect(logged).toBe(0);
+  });
+
+  it("adds the cache-write column to every rollup, summed from the requests' own cache writes", () => {
+    new SqliteProjectionWriter(database, new MemoryLookups());
+    const written = database.prepare('SELECT sum(cache_write_tokens) FROM requests WHERE usage_applied = 1').pluck();
+    expect(written.get()).toBeGreaterThan(0);
+    for (const table of usageRollups) {
+      const summed = database.prepare(`SELECT sum(cache_write_tokens) FROM ${table.name}`).pluck().get();
+      expect(summed, table.name).toBe(written.get());
+    }
+    const overview = new SqliteUsageOverview(database);
+    const everything = { from: new Date(start - DAY).toISOString(), to: new Date(start + 4 * DAY).toISOString() };
+    expect(overview.overview({ ...everything, userId: null }).totals.cache_write_tokens).toBe(written.get());
   });
 
   it('runs once', () => {

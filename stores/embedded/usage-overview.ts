@@ -10,9 +10,9 @@ import type { UsageOverview, UsageOverviewQuery } from '../../contracts/console-
 import {
   foldIntoDays,
   foldSeries,
+  keyTotalsOf,
   type SeriesRow,
   sumsOfRow,
-  totalsOf,
 } from '../../projector/read-models/usage/fold.ts';
 import { measureNames, perKeyMeasureNames, type Sums, sumsSql } from '../../projector/read-models/usage/measures.ts';
 import { defaultGranularity, HOUR_MS } from '../../projector/read-models/usage/rollup.ts';
@@ -105,6 +105,6 @@ export class SqliteUsageOverview {
            sum(calls) DESC, token_id LIMIT 10`,
       )
       .all({ ...union.parameters, ...filterParameters(filters) }) as Array<Sums & { token_id: string }>;
-    return rows.map((row) => ({ token_id: row.token_id, ...totalsOf(sumsOfRow(row)) }));
+    return rows.map((row) => ({ token_id: row.token_id, ...keyTotalsOf(sumsOfRow(row)) }));
   }
 }

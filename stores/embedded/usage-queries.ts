@@ -25,6 +25,7 @@ import { attributionFilters } from './attribution-filters.ts';
 import { addAttributionColumns } from './attribution-migration.ts';
 import { SqliteAttributionQueries } from './attribution-queries.ts';
 import type { SqliteDatabase } from './database.ts';
+import { usageLogFilterConditions } from './usage-log-filters.ts';
 import { SqliteUsageOverview } from './usage-overview.ts';
 import { registerHistogramFunctions } from './usage-rollups.ts';
 
@@ -80,9 +81,11 @@ export class SqliteUsageQueries implements UsageReadModel {
     if (query.status === 'ok') conditions.push('coalesce(status, 200) < 400 AND error_type IS NULL');
     if (query.status === 'error') conditions.push('(coalesce(status, 200) >= 400 OR error_type IS NOT NULL)');
     const attribution = attributionFilters(query);
-    conditions.push(...attribution.conditions);
+    const filters = usageLogFilterConditions(query);
+    conditions.push(...attribution.conditions, ...filters.conditions);
     const parameters = {
       ...attribution.parameters,
+      ...filters.parameters,
       userId: query.userId,
       from: query.from ? Date.parse(query.from) : null,
       to: query.to ? Date.parse(query.to) : null,
@@ -133,6 +136,7 @@ interface RequestRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
   reasoning_tokens: number;
   usage_source: string | null;
   usage_applied: number;
@@ -169,6 +173,7 @@ function toLogEntry(row: RequestRow): UsageLogEntry {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     cached_tokens: row.cached_tokens,
+    cache_write_tokens: row.cache_write_tokens,
     reasoning_tokens: row.reasoning_tokens,
     usage_estimated: row.usage_source === 'estimated',
     cost_usd: costOf(row),

@@ -4,9 +4,15 @@
  */
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { trafficFacts } from '../../contracts/events/index.ts';
 import { ClickHouseUsageQueries } from '../../stores/cluster/clickhouse-usage-queries.ts';
 import { ClickHouseUsageWriter } from '../../stores/cluster/clickhouse-usage-writer.ts';
 import { migrateClickHouse } from '../../stores/cluster/connections.ts';
+import {
+  checkCacheWriteTokens,
+  checkUsageLogFilters,
+  filterScenarioEvents,
+} from '../support/usage-log-filter-scenario.ts';
 import {
   checkChannelUsageScenario,
   checkUsageLogScenario,
@@ -24,9 +30,11 @@ describe.skipIf(services === null)('the usage log on a real ClickHouse', () => {
     client = createClient({ url: services!.clickhouseUrl });
     await migrateClickHouse(client, database);
     const writer = new ClickHouseUsageWriter(client, database);
-    const events = usageLogScenarioEvents();
+    // The projector splits a request's event into its request and usage facts before writing them.
+    const events = [...usageLogScenarioEvents(), ...trafficFacts(filterScenarioEvents())];
     await writer.write(events);
     await writer.write(events.slice(3, 11));
+    await writer.write(events.slice(-4));
   });
 
   afterAll(async () => {
@@ -37,6 +45,12 @@ describe.skipIf(services === null)('the usage log on a real ClickHouse', () => {
   it('finds requests by id, model part and outcome, with their messages, attempts, tokens and count', async () => {
     const queries = new ClickHouseUsageQueries(client, database);
     await checkUsageLogScenario((query) => queries.logs(query));
+  });
+
+  it('filters by endpoint, streaming and error type, and shows each request’s cache writes', async () => {
+    const queries = new ClickHouseUsageQueries(client, database);
+    await checkUsageLogFilters((query) => queries.logs(query));
+    await checkCacheWriteTokens((query) => queries.logs(query));
   });
 
   it('counts the matches of every range and filter: whole hours from the rollups, cut hours from the raw rows', async () => {

@@ -87,6 +87,8 @@ describe('usage in the data overview', () => {
       unpriced_requests: 0,
       // the request with temperature 9 was refused by validation, before any channel was picked
       refused_requests: 1,
+      cached_tokens: anthropicText.cache_read_input_tokens,
+      cache_write_tokens: anthropicText.cache_creation_input_tokens,
     });
     const byModel = Object.fromEntries(overview.by_model.map((row: any) => [row.model, row]));
     expect(byModel['gpt-4o-mini']).toMatchObject({

@@ -3,7 +3,8 @@
  * account's) budget before it is relayed and settles to its recorded cost, so concurrent requests
  * overshoot a budget by at most one request's cost; the refusal is 429 `budget_exceeded` in each
  * endpoint's error shape (read by the official SDKs), says which budget and when it resets; spend
- * survives a restart; unpriced models spend nothing; a changed budget holds at the next request.
+ * survives a restart; unpriced models spend nothing; a changed budget holds at the next request; a
+ * key whose account's budget is spent is listed as `budget_spent`, as one whose own budget is.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -174,8 +175,13 @@ describe('key budgets under concurrency (embedded)', () => {
     const users = await admin.call('GET', '/api/users');
     const listedUser = users.body.items.find((user: { id: string }) => user.id === me.id);
     expect(Math.round(listedUser.spent_usd * 1e9)).toBe(2 * ONE_REQUEST_NANO);
-    // Raised: the very next request is let through.
+    // Neither key has a budget of its own, yet both are refused: both are listed as spent.
+    for (const token of [first, second]) {
+      expect(await listed(token.id, owner)).toMatchObject({ status: 'budget_spent', budget_usd: null });
+    }
+    // Raised: the very next request is let through, and the keys are active again.
     await admin.call('PATCH', `/api/users/${me.id}`, { budget_usd: 1 });
+    expect((await listed(first.id, owner)).status).toBe('active');
     expect((await chat(second.key)).status).toBe(200);
     await admin.call('PATCH', `/api/users/${me.id}`, { budget_usd: null });
   });

@@ -5,7 +5,8 @@
  * channel test that cannot reach its upstream says so in words, "Test all" tests every channel, each
  * channel shows its last 24 hours and where it comes from; the users page searches, pages, adds a user
  * with a temporary password, resets one and asks before a role change; the usage log shows seconds,
- * finds part of a model name, and shows admins each request's user. Screenshots in test/artifacts/admin/.
+ * finds part of a model name, filters by error type, streaming and endpoint, and shows admins each
+ * request's user. Screenshots in test/artifacts/admin/.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,6 +247,30 @@ describe('the usage log for an admin', () => {
       '@example.com',
     );
     await screenshot(page, `${ARTIFACTS}/logs-model-filter`);
+  });
+
+  it('filters by error type, streaming and endpoint', async () => {
+    const page = await open();
+    await signInAsAdmin(page);
+    await page.goto('/logs');
+    await page.waitForSelector('[data-test=log-table]');
+    await page.selectOption('[data-test=scope]', 'all').catch(() => undefined);
+    await page.fill('[data-test=filter-error-type]', 'model_not_found');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('[data-test=log-table] tbody tr')];
+      return rows.length === 1 && rows[0]!.textContent?.includes('no-such-model-3');
+    });
+    await page.fill('[data-test=filter-error-type]', '');
+    await page.selectOption('[data-test=filter-endpoint]', 'chat.completions');
+    await page.selectOption('[data-test=filter-streamed]', 'false');
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=log-table] tbody tr').length >= 5);
+    // Every request here was a chat completion answered whole: none streamed, none on messages.
+    await page.selectOption('[data-test=filter-streamed]', 'true');
+    await waitForText(page, 'body', 'No requests match these filters.');
+    await page.selectOption('[data-test=filter-streamed]', '');
+    await page.selectOption('[data-test=filter-endpoint]', 'messages');
+    await waitForText(page, 'body', 'No requests match these filters.');
+    await screenshot(page, `${ARTIFACTS}/logs-kind-filters`);
   });
 });
 

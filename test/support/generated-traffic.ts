@@ -100,11 +100,15 @@ export function generatedTraffic(
       events.push(request);
       continue;
     }
+    const promptTokens = random.below(3000);
+    const completionTokens = failed ? 0 : random.below(900);
+    const cachedTokens = random.below(50);
     const counts = {
-      promptTokens: random.below(3000),
-      completionTokens: failed ? 0 : random.below(900),
-      cachedTokens: random.below(50),
-      cacheWriteTokens: 0,
+      promptTokens,
+      completionTokens,
+      cachedTokens,
+      // Derived from the prompt, not drawn: it takes no number from the sequence the other figures come from.
+      cacheWriteTokens: Math.max(0, Math.min(promptTokens - cachedTokens, promptTokens % 97)),
       reasoningTokens: random.below(20),
     };
     const price = PRICES[model] ?? null;

@@ -16,6 +16,8 @@ interface TotalsRow {
   cost_nano_usd: number;
   unpriced_requests: number;
   refused_requests: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
 }
 
 function totalsOf(row: TotalsRow): UsageTotals {
@@ -28,13 +30,22 @@ function totalsOf(row: TotalsRow): UsageTotals {
     cost_usd: row.cost_nano_usd / 1e9,
     unpriced_requests: row.unpriced_requests,
     refused_requests: row.refused_requests,
+    cached_tokens: row.cached_tokens,
+    cache_write_tokens: row.cache_write_tokens,
   };
+}
+
+/** A key's totals: the per-key rollups keep no cache counts, so the overview leaves them out. */
+function keyTotalsOf(row: TotalsRow): UsageTotals {
+  const { cached_tokens, cache_write_tokens, ...totals } = totalsOf(row);
+  return totals;
 }
 
 const sums = `coalesce(sum(calls), 0) AS calls, coalesce(sum(errors), 0) AS errors,
   coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens,
   coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd, coalesce(sum(unpriced_requests), 0) AS unpriced_requests,
-  coalesce(sum(refused_requests), 0) AS refused_requests`;
+  coalesce(sum(refused_requests), 0) AS refused_requests, coalesce(sum(cached_tokens), 0) AS cached_tokens,
+  coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens`;
 
 export function referenceOverview(
   database: SqliteDatabase,
@@ -106,7 +117,7 @@ export function referenceOverview(
       average_ms: average === null ? null : Math.round(average),
       p95_ms: p95 === null ? null : Math.round(p95),
     },
-    by_token: byToken.map((row) => ({ token_id: row.token_id, ...totalsOf(row) })),
+    by_token: byToken.map((row) => ({ token_id: row.token_id, ...keyTotalsOf(row) })),
     time_zone: 'UTC',
     time_zone_exact: true,
   };

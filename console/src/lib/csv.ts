@@ -30,6 +30,7 @@ export const CSV_COLUMNS = [
   'session_id',
   // `key=value` pairs joined by `; `
   'metadata',
+  'cache_write_tokens',
 ] as const satisfies ReadonlyArray<keyof UsageLogEntry>;
 
 export function csvCell(value: unknown): string {

@@ -101,13 +101,14 @@ describe('CSV', () => {
         end_user: 'alice',
         session_id: 's-1',
         metadata: { feature: 'search', env: 'prod' },
+        cache_write_tokens: 1,
       },
     ]);
     const [header, line] = csv.trim().split('\r\n');
     expect(header!.split(',')).toContain('first_token_ms');
-    expect(header!.split(',').slice(-3)).toEqual(['end_user', 'session_id', 'metadata']);
+    expect(header!.split(',').slice(-4)).toEqual(['end_user', 'session_id', 'metadata', 'cache_write_tokens']);
     expect(line).toBe(
-      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40,trace-1,,2,0,,,alice,s-1,feature=search; env=prod',
+      '2025-03-10T10:00:00.000Z,r1,t1,laptop,chat.completions,gpt-4o,gpt-4o-2024,true,200,,3,4,false,0.000251,120,40,trace-1,,2,0,,,alice,s-1,feature=search; env=prod,1',
     );
   });
 
@@ -115,7 +116,8 @@ describe('CSV', () => {
     const csv = toCsv([]);
     expect(csv.startsWith('\uFEFF')).toBe(true);
     const header = csv.slice(1).split('\r\n')[0]!.split(',');
-    expect(header).toHaveLength(25);
+    expect(header).toHaveLength(26);
+    expect(header.at(-1)).toBe('cache_write_tokens');
     expect(header[0]).toBe('started_at_utc');
     expect(header.slice(1, 4)).toEqual(['request_id', 'token_id', 'token_name']);
   });

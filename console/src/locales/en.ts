@@ -1,6 +1,7 @@
 /** English messages; `zh-cn.ts` must have the same keys (checked by its type). */
 import { apiErrorsEn } from './api-errors.ts';
 import { attributionEn } from './attribution.ts';
+import { logFiltersEn } from './log-filters.ts';
 import { relayErrorsEn } from './relay-errors.ts';
 export const en = {
   app: {
@@ -273,7 +274,8 @@ export const en = {
     totalTime: 'total {time}',
     firstTokenAt: 'first token after {time}',
     tokensTitle: 'Tokens',
-    tokenBreakdown: '{prompt} in ({cached} from cache) · {completion} out ({reasoning} reasoning)',
+    tokenBreakdown:
+      '{prompt} in ({cached} from cache, {written} written to cache) · {completion} out ({reasoning} reasoning)',
     attempts: 'Upstream calls ({count})',
     attemptNumber: 'Call {number}',
     noAttempts: 'None: the gateway answered before calling an upstream.',
@@ -387,6 +389,7 @@ export const en = {
     confirmEnable: '{email} can sign in again, and their keys work again.',
   },
   attribution: attributionEn,
+  logFilters: logFiltersEn,
   apiErrors: apiErrorsEn,
   relayErrors: relayErrorsEn,
   errors: {

@@ -2,6 +2,7 @@
 import { apiErrorsZh } from './api-errors.ts';
 import { attributionZh } from './attribution.ts';
 import type { Messages } from './en.ts';
+import { logFiltersZh } from './log-filters.ts';
 import { relayErrorsZh } from './relay-errors.ts';
 
 export const zhCN: Messages = {
@@ -270,7 +271,7 @@ export const zhCN: Messages = {
     totalTime: '共 {time}',
     firstTokenAt: '{time} 后返回首 token',
     tokensTitle: 'Tokens',
-    tokenBreakdown: '输入 {prompt}（缓存命中 {cached}）· 输出 {completion}（推理 {reasoning}）',
+    tokenBreakdown: '输入 {prompt}（缓存命中 {cached}，写入缓存 {written}）· 输出 {completion}（推理 {reasoning}）',
     attempts: '上游调用（{count}）',
     attemptNumber: '第 {number} 次调用',
     noAttempts: '无：网关在调用上游之前就已作答。',
@@ -382,6 +383,7 @@ export const zhCN: Messages = {
   },
   attribution: attributionZh,
   apiErrors: apiErrorsZh,
+  logFilters: logFiltersZh,
   relayErrors: relayErrorsZh,
   errors: {
     notFound: '页面不存在。',

@@ -8,6 +8,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { listUsageLogsApi, type UsageLogsRequest } from '../api/usage.ts';
 import { toCsv } from '../lib/csv.ts';
+import { defaultKindFilters, kindQuery, type LogKindFilters } from '../lib/log-kind-filters.ts';
 import { metadataQuery, parseMetadataLines } from '../lib/metadata-lines.ts';
 import { defaultSelection, type RangeSelection, resolveRange, type TimeRange } from '../lib/range.ts';
 
@@ -24,6 +25,8 @@ export interface UsageLogFilters {
   metadata: string;
   /** `self`, `all` (admins), or a user id (admins) */
   scope: string;
+  /** endpoint, streaming and error type */
+  kind: LogKindFilters;
 }
 
 export const PAGE_SIZE = 50;
@@ -39,6 +42,7 @@ const defaultFilters = (): UsageLogFilters => ({
   sessionId: '',
   metadata: '',
   scope: 'self',
+  kind: defaultKindFilters(),
 });
 
 export const useUsageLogStore = defineStore('usage-log', () => {
@@ -70,6 +74,7 @@ export const useUsageLogStore = defineStore('usage-log', () => {
       ...(endUser.trim() && { end_user: endUser.trim() }),
       ...(sessionId.trim() && { session_id: sessionId.trim() }),
       ...metadataQuery(metadata),
+      ...kindQuery(filters.value.kind),
     };
   }
 

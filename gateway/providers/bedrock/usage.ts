@@ -2,8 +2,9 @@
  * @module gateway/providers/bedrock/usage
  * Bedrock's `usage` in the gateway's counts. `inputTokens` leaves out what was read from or written to
  * the prompt cache (Claude's semantics, which Bedrock keeps), so prompt tokens are the three added,
- * as for the anthropic kind. The figures are the upstream's word, checked before they count
- * (usage-check.ts): a refused usage is counted with the tokenizer instead.
+ * as for the anthropic kind. `cacheDetails` splits the cache writes by how long they are kept
+ * (`5m`, `1h`); the one-hour part is priced apart. The figures are the upstream's word, checked
+ * before they count (usage-check.ts): a refused usage is counted with the tokenizer instead.
  */
 import type { TokenCounts } from '../../../contracts/neutral/usage.ts';
 import { firstBadCount, isTokenCount, refuseUsage, type UsageRefusalNote } from '../usage-check.ts';
@@ -18,8 +19,18 @@ export function tokenCountsFromBedrock(usage: unknown, note?: UsageRefusalNote):
   if (output === null || output === undefined) return refuseUsage(note, 'usage had no outputTokens');
   const cacheRead = fields['cacheReadInputTokens'] ?? 0;
   const cacheWrite = fields['cacheWriteInputTokens'] ?? 0;
-  if (isTokenCount(input) && isTokenCount(output) && isTokenCount(cacheRead) && isTokenCount(cacheWrite)) {
-    return {
+  const hourWrite = hourWriteOf(fields['cacheDetails']);
+  if (
+    isTokenCount(input) &&
+    isTokenCount(output) &&
+    isTokenCount(cacheRead) &&
+    isTokenCount(cacheWrite) &&
+    isTokenCount(hourWrite)
+  ) {
+    if (hourWrite > cacheWrite) {
+      return refuseUsage(note, 'usage.cacheDetails counted more one-hour writes than cacheWriteInputTokens');
+    }
+    const counts: TokenCounts = {
       promptTokens: input + cacheRead + cacheWrite,
       completionTokens: output,
       cachedTokens: cacheRead,
@@ -27,12 +38,30 @@ export function tokenCountsFromBedrock(usage: unknown, note?: UsageRefusalNote):
       // Converse does not report thinking tokens apart: they are in outputTokens.
       reasoningTokens: 0,
     };
+    if (hourWrite > 0) counts.cacheWrite1hTokens = hourWrite;
+    return counts;
   }
   const bad = firstBadCount({
     inputTokens: input,
     outputTokens: output,
     cacheReadInputTokens: cacheRead,
     cacheWriteInputTokens: cacheWrite,
+    'cacheDetails[ttl=1h].inputTokens': hourWrite,
   });
   return refuseUsage(note, bad ?? 'usage was not usable');
+}
+
+/** The one-hour writes of `cacheDetails` (`[{ttl, inputTokens}]`), summed; what is not a count is returned as is. */
+function hourWriteOf(details: unknown): unknown {
+  if (details === null || details === undefined) return 0;
+  if (!Array.isArray(details)) return details;
+  let sum = 0;
+  for (const detail of details) {
+    if (detail === null || typeof detail !== 'object') return detail;
+    const { ttl, inputTokens } = detail as Record<string, unknown>;
+    if (ttl !== '1h') continue;
+    if (!isTokenCount(inputTokens)) return inputTokens;
+    sum += inputTokens;
+  }
+  return sum;
 }

@@ -13,6 +13,7 @@ import { channelSecrets, type SecretHolder, scrubJsonText, scrubSecrets } from '
 import { CompletionTokenCounter } from '../conversion/completion-token-counter.ts';
 import type { BuiltRequest, Provider, RelayInput, SseEvent, StreamOutcome } from '../provider.ts';
 import type { FailingStreamRelay, StreamFailure } from '../provider-extensions.ts';
+import { responsesReplyText } from './responses-reply-text.ts';
 import { tokenCountsFromOpenAI } from './usage.ts';
 
 type LooseResponsesUsage = {
@@ -150,7 +151,7 @@ export const openAIResponsesNative: Provider = {
     const reply = (body ?? {}) as { model?: unknown; usage?: unknown; output_text?: unknown; output?: unknown };
     const reading: StreamOutcome = { usage: null, model: null, error: null, completionText: '' };
     reading.model = typeof reply.model === 'string' ? reply.model : null;
-    reading.completionText = JSON.stringify(reply.output ?? '');
+    reading.completionText = responsesReplyText(reply.output);
     reading.usage = tokenCountsFromOpenAI(asCompletionUsage(reply.usage), reading);
     return {
       usage: reading.usage,

@@ -50,6 +50,17 @@ export function totalsOf(sums: Sums): UsageTotals {
 }
 
 /**
+ * A key's totals (`by_token`): the all-users per-key rollups keep only the per-key measures
+ * (measures.ts), so the cache counts, which they do not keep, are left out rather than shown as 0.
+ */
+export function keyTotalsOf(sums: Sums): UsageTotals {
+  const totals = withTotals({}, sums);
+  delete totals.cached_tokens;
+  delete totals.cache_write_tokens;
+  return totals;
+}
+
+/**
  * `head` with the overview's view of `sums` added after its own properties. Added one by one rather
  * than spread into a literal after them: a spread into an object that already has properties takes
  * V8's slow path, and the hourly series of 30 days is 3,600 such objects.
@@ -64,6 +75,8 @@ function withTotals<Head extends object>(head: Head, sums: Sums): Head & UsageTo
   point.cost_usd = usdOfNano(sums.cost_nano_usd);
   point.unpriced_requests = sums.unpriced_requests;
   point.refused_requests = sums.refused_requests;
+  point.cached_tokens = sums.cached_tokens;
+  point.cache_write_tokens = sums.cache_write_tokens;
   return point;
 }
 

@@ -164,6 +164,19 @@ export const measures = [
     clickhouse: "toUInt64(channel_id = '' AND (status >= 400 OR error_type != ''))",
     sqlite: "(coalesce(channel_id, '') = '' AND (status >= 400 OR error_type IS NOT NULL))",
   },
+  // Prompt tokens written to a provider's cache (part of prompt_tokens), shown beside cached_tokens.
+  // The raw rows of both stores carry them: SQLite sums an added rollup column from them; ClickHouse
+  // rollup rows written without the column read 0 until a batch recomputes them.
+  {
+    name: 'cache_write_tokens',
+    source: 'usage',
+    type: 'integer',
+    perKey: false,
+    addedLater: true,
+    of: (event: UsageRecorded) => event.body.cacheWriteTokens,
+    clickhouse: 'cache_write_tokens',
+    sqlite: 'cache_write_tokens',
+  },
 ] as const satisfies readonly Measure[];
 
 export type MeasureName = (typeof measures)[number]['name'];
