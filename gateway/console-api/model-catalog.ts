@@ -5,7 +5,7 @@
  * price can depend on the channel that serves it (the price database knows a provider's own price),
  * so each distinct price is listed, cheapest input first.
  */
-import type { ModelCatalogEntry, ModelPriceView } from '../../contracts/console-api.ts';
+import type { ModelCatalogEntry, ModelPriceView } from '../../contracts/console-api-models.ts';
 import type { UsagePrice } from '../../contracts/events/index.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
@@ -17,6 +17,7 @@ function priceView(price: UsagePrice): ModelPriceView {
     output_per_million: price.outputPerMillion,
     cache_read_per_million: price.cacheReadPerMillion,
     cache_write_per_million: price.cacheWritePerMillion,
+    cache_write_1h_per_million: price.cacheWrite1hPerMillion ?? price.cacheWritePerMillion,
     per_request: price.perRequest,
   };
 }

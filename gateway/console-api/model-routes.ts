@@ -4,7 +4,7 @@
  * their keys (`token_id`), whose allowlist narrows the list.
  */
 import { Router } from 'express';
-import { modelCatalogQuerySchema } from '../../contracts/console-api.ts';
+import { modelCatalogQuerySchema } from '../../contracts/console-api-models.ts';
 import type { CommandContext } from '../commands/command-context.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import { ApiError, parseOrThrow } from './api-error.ts';

@@ -38,6 +38,7 @@ describe('GET /api/models/prices', () => {
           output_per_million: 0.6,
           cache_read_per_million: 0.075,
           cache_write_per_million: 0.15,
+          cache_write_1h_per_million: 0.15,
           per_request: 0,
         },
       ],
@@ -46,6 +47,11 @@ describe('GET /api/models/prices', () => {
     // The database knows Anthropic's model by the channel's kind.
     expect(byModel['claude-sonnet-4-5'].prices[0]).toMatchObject({ source: 'genai-prices', input_per_million: 3 });
     expect(byModel['claude-sonnet-4-5'].prices[0].output_per_million).toBe(15);
+    // Anthropic's one-hour cache writes cost twice the input, the five-minute ones 1.25 times.
+    expect(byModel['claude-sonnet-4-5'].prices[0]).toMatchObject({
+      cache_write_per_million: 3.75,
+      cache_write_1h_per_million: 6,
+    });
     // Mapped to a name no price list knows: served, and said to be unpriced.
     expect(byModel['gpt-mapped']).toMatchObject({ channels: 1, prices: [], unpriced_channels: 1 });
   });

@@ -3,10 +3,10 @@ import type {
   CreatedToken,
   CreateTokenRequest,
   ListOf,
-  ModelCatalogEntry,
   TokenView,
   UpdateTokenRequest,
 } from '@contracts/console-api.ts';
+import type { ModelCatalogEntry } from '@contracts/console-api-models.ts';
 import { api } from './client.ts';
 
 export const listTokensApi = () => api.get<ListOf<TokenView>>('/tokens');

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 
-import type { ModelCatalogEntry } from '@contracts/console-api.ts';
+import type { ModelCatalogEntry } from '@contracts/console-api-models.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi } from '../testing/fake-api.ts';
 import { mountPage, settle } from '../testing/mount.ts';
@@ -17,6 +17,7 @@ const price = (input: number, output: number) => ({
   output_per_million: output,
   cache_read_per_million: input / 10,
   cache_write_per_million: input * 1.25,
+  cache_write_1h_per_million: input * 2,
   per_request: 0,
 });
 
@@ -47,6 +48,7 @@ describe('ModelsView', () => {
     ]);
     expect(rows[0]!.text()).toContain('$3.00');
     expect(rows[0]!.text()).toContain('$15.00');
+    expect(rows[0]!.text()).toContain('$6.00');
     expect(rows[0]!.text()).toContain('price depends on the channel (2 serve it)');
     expect(rows[2]!.text()).toContain('$0.15');
     expect(rows[2]!.text()).not.toContain('depends on the channel');
