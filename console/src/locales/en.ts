@@ -2,6 +2,7 @@
 import { apiErrorsEn } from './api-errors.ts';
 import { attributionEn } from './attribution.ts';
 import { logFiltersEn } from './log-filters.ts';
+import { modelsEn } from './models.ts';
 import { relayErrorsEn } from './relay-errors.ts';
 export const en = {
   app: {
@@ -210,23 +211,7 @@ export const en = {
     empty: 'No calls in this range yet. Use one of your API keys and they appear here within seconds.',
     noKeys: 'Create an API key to get started.',
   },
-  models: {
-    title: 'Models',
-    lead: 'What your keys may call, and what it costs per million tokens in US dollars.',
-    forKey: 'For key',
-    allKeys: 'Any of my keys',
-    caption: 'Models and their prices per million tokens',
-    model: 'Model',
-    input: 'Input',
-    output: 'Output',
-    cacheRead: 'Cache read',
-    cacheWrite: 'Cache write, 5 min',
-    cacheWrite1h: 'Cache write, 1 h',
-    perRequest: 'Per call',
-    unpriced: 'No known price: calls are recorded without a cost.',
-    variesByChannel: 'price depends on the channel ({count} serve it)',
-    empty: 'No model can be called with this key.',
-  },
+  models: modelsEn,
   logs: {
     title: 'Usage log',
     time: 'Time',

@@ -3,6 +3,7 @@ import { apiErrorsZh } from './api-errors.ts';
 import { attributionZh } from './attribution.ts';
 import type { Messages } from './en.ts';
 import { logFiltersZh } from './log-filters.ts';
+import { modelsZh } from './models.ts';
 import { relayErrorsZh } from './relay-errors.ts';
 
 export const zhCN: Messages = {
@@ -207,23 +208,7 @@ export const zhCN: Messages = {
     empty: '此时间范围内还没有调用。使用你的 API 密钥调用后，几秒内即会显示在这里。',
     noKeys: '创建一个 API 密钥即可开始。',
   },
-  models: {
-    title: '模型',
-    lead: '您的密钥可以调用的模型，以及每百万 token 的价格（美元）。',
-    forKey: '密钥',
-    allKeys: '我的任意密钥',
-    caption: '模型及其每百万 token 的价格',
-    model: '模型',
-    input: '输入',
-    output: '输出',
-    cacheRead: '缓存读取',
-    cacheWrite: '缓存写入（5 分钟）',
-    cacheWrite1h: '缓存写入（1 小时）',
-    perRequest: '每次调用',
-    unpriced: '价格未知：调用记录中不含费用。',
-    variesByChannel: '价格因渠道而异（{count} 个渠道提供）',
-    empty: '此密钥无法调用任何模型。',
-  },
+  models: modelsZh,
   logs: {
     title: '使用日志',
     time: '时间',

@@ -1,0 +1,36 @@
+/** Messages of the models page: what a person may call and its price. */
+export const modelsEn = {
+  title: 'Models',
+  lead: 'What your keys may call, and what it costs per million tokens in US dollars.',
+  forKey: 'For key',
+  allKeys: 'Any of my keys',
+  caption: 'Models and their prices per million tokens',
+  model: 'Model',
+  input: 'Input',
+  output: 'Output',
+  cacheRead: 'Cache read',
+  cacheWrite: 'Cache write, 5 min',
+  cacheWrite1h: 'Cache write, 1 h',
+  perRequest: 'Per call',
+  unpriced: 'No known price: calls are recorded without a cost.',
+  variesByChannel: 'price depends on the channel ({count} serve it)',
+  empty: 'No model can be called with this key.',
+};
+
+export const modelsZh = {
+  title: '模型',
+  lead: '您的密钥可以调用的模型，以及每百万 token 的价格（美元）。',
+  forKey: '密钥',
+  allKeys: '我的任意密钥',
+  caption: '模型及其每百万 token 的价格',
+  model: '模型',
+  input: '输入',
+  output: '输出',
+  cacheRead: '缓存读取',
+  cacheWrite: '缓存写入（5 分钟）',
+  cacheWrite1h: '缓存写入（1 小时）',
+  perRequest: '每次调用',
+  unpriced: '价格未知：调用记录中不含费用。',
+  variesByChannel: '价格因渠道而异（{count} 个渠道提供）',
+  empty: '此密钥无法调用任何模型。',
+};
