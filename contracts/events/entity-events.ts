@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { roleSchema } from '../account-role.ts';
 import { channelTypeSchema } from '../channel-type.ts';
 import { envelope } from './envelope.ts';
+import { captureDaysSchema } from './payload-events.ts';
 
 /** The calendar period a money budget counts over, in UTC; `total` never resets. Weeks start on Monday. */
 export const budgetPeriodSchema = z.enum(['total', 'daily', 'weekly', 'monthly']);
@@ -45,6 +46,8 @@ export const userUpdatedV1 = envelope(
     role: roleSchema.optional(),
     disabled: z.boolean().optional(),
     ...budgetFields,
+    /** an admin's capture for every key of the account (payload-events.ts); 0 keeps none, absent is unchanged */
+    payloadCaptureDays: captureDaysSchema.optional(),
   }),
 );
 
@@ -79,6 +82,8 @@ const tokenLimits = {
   rpmLimit: z.number().int().min(1).nullable().optional(),
   /** tokens (prompt + completion) per minute across every gateway node; null is unlimited */
   tpmLimit: z.number().int().min(1).nullable().optional(),
+  /** days each request's body and reply are kept (payload-events.ts); 0 or absent keeps none */
+  payloadCaptureDays: captureDaysSchema.optional(),
 };
 
 export const tokenIssuedV1 = envelope(
