@@ -70,6 +70,8 @@ const tokenPolicyFields = {
   /** tokens (prompt + completion) per minute, across every gateway node; null is unlimited */
   tpm_limit: z.number().int().min(1, 'must be at least 1 (or null for no limit)').nullable().optional(),
   ...budgetFields,
+  /** days each request's body and reply are kept (docs/payloads.md); 0 turns capture off */
+  payload_capture_days: z.number().int().min(0).max(90, 'must be between 0 (off) and 90 days').optional(),
 };
 
 export const createTokenRequestSchema = z.object({
@@ -82,6 +84,9 @@ export const updateTokenRequestSchema = z.object({
   enabled: z.boolean().optional(),
   ...tokenPolicyFields,
 });
+
+/** `DELETE /api/tokens/:id?delete_payloads=true` also drops the key's captured payloads. */
+export const revokeTokenQuerySchema = z.object({ delete_payloads: z.enum(['true', 'false']).optional() });
 
 /**
  * `exhausted`: the token quota is used up; `budget_spent`: the key's budget for the current period is
@@ -103,6 +108,7 @@ export const tokenViewSchema = z.object({
   ip_allowlist: z.array(z.string()).nullable().optional(),
   rpm_limit: z.number().nullable().optional(),
   tpm_limit: z.number().nullable().optional(),
+  payload_capture_days: z.number().optional(),
   ...budgetViewFields,
 });
 
@@ -283,6 +289,7 @@ export const changePasswordRequestSchema = z.object({
 export const adminUserViewSchema = userViewSchema.extend({
   disabled: z.boolean(),
   created_at: z.string(),
+  payload_capture_days: z.number().optional(),
   ...budgetViewFields,
 });
 
@@ -290,6 +297,7 @@ export const updateUserRequestSchema = z.object({
   role: roleSchema.optional(),
   disabled: z.boolean().optional(),
   ...budgetFields,
+  payload_capture_days: tokenPolicyFields.payload_capture_days,
 });
 
 /** An administrator opens an account for someone; its first password is made by the gateway. */

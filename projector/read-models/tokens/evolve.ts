@@ -27,6 +27,8 @@ export interface TokenDocument {
   budgetNanoUsd?: number | null;
   /** absent: `total` */
   budgetPeriod?: BudgetPeriod;
+  /** days each request's body and reply are kept; 0 or absent captures nothing */
+  payloadCaptureDays?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -47,7 +49,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
   switch (event.type) {
     case 'token.issued': {
       const { tokenId, userId, name, keyHash, keyHint, expiresAt, quota, models } = event.body;
-      const { ipAllowlist, rpmLimit, tpmLimit, budgetNanoUsd, budgetPeriod } = event.body;
+      const { ipAllowlist, rpmLimit, tpmLimit, budgetNanoUsd, budgetPeriod, payloadCaptureDays } = event.body;
       return {
         tokenId,
         userId,
@@ -65,6 +67,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(tpmLimit != null && { tpmLimit }),
         ...(budgetNanoUsd != null && { budgetNanoUsd }),
         ...(budgetPeriod !== undefined && { budgetPeriod }),
+        ...(payloadCaptureDays ? { payloadCaptureDays } : {}),
         createdAt: event.occurredAt,
         updatedAt: event.occurredAt,
       };
@@ -72,7 +75,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
     case 'token.updated': {
       if (!document) return null;
       const { name, enabled, expiresAt, quota, models, ipAllowlist, rpmLimit, tpmLimit } = event.body;
-      const { budgetNanoUsd, budgetPeriod } = event.body;
+      const { budgetNanoUsd, budgetPeriod, payloadCaptureDays } = event.body;
       return {
         ...document,
         ...(name !== undefined && { name }),
@@ -85,6 +88,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(tpmLimit !== undefined && { tpmLimit }),
         ...(budgetNanoUsd !== undefined && { budgetNanoUsd }),
         ...(budgetPeriod !== undefined && { budgetPeriod }),
+        ...(payloadCaptureDays !== undefined && { payloadCaptureDays }),
         updatedAt: event.occurredAt,
       };
     }
