@@ -3,8 +3,10 @@
  * Every setting comes from the environment (documented in the README's configuration reference). Where
  * the data lives is read in platform/storage-settings.ts, which the projector shares.
  */
+
 import { integer } from '../../platform/read-integer.ts';
 import { readStorageSettings, type StorageSettings } from '../../platform/storage-settings.ts';
+import { DEFAULT_CAPTURE_MAX_BYTES } from '../capture/payload-capture.ts';
 import { originOf } from '../security/origin.ts';
 import { type ConnectionSettings, readConnectionSettings } from './connection-settings.ts';
 
@@ -17,6 +19,8 @@ export interface Settings extends StorageSettings {
   adminPassword: string | undefined;
   /** largest request body accepted on the relay endpoints, in bytes */
   bodyLimitBytes: number;
+  /** each side of a captured payload is cut (and marked) past this many bytes */
+  captureMaxBytes: number;
   /** largest `previous_response_id` conversation relayed, its stored turns and the request together, in bytes */
   conversationLimitBytes: number;
   /** the most an account's stored responses may weigh (their documents as JSON), in bytes; 0 is no limit */
@@ -90,6 +94,11 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     adminEmail: environment.ADMIN_EMAIL || undefined,
     adminPassword: environment.ADMIN_PASSWORD || undefined,
     bodyLimitBytes,
+    captureMaxBytes: integer(
+      environment.PAYLOAD_CAPTURE_MAX_BYTES,
+      DEFAULT_CAPTURE_MAX_BYTES,
+      'PAYLOAD_CAPTURE_MAX_BYTES',
+    ),
     // A client cannot make the gateway relay more through stored turns than it could send itself.
     conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, bodyLimitBytes, 'CONVERSATION_LIMIT_BYTES'),
     storedResponsesAccountLimitBytes: integer(

@@ -14,6 +14,7 @@ import { ApiError, apiErrorHandler } from './api-error.ts';
 import { authRoutes } from './auth-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
 import { sessionUser } from './guards.ts';
+import { payloadRoutes } from './payload-routes.ts';
 import { sameOriginGuard } from './same-origin.ts';
 import { securityHeaders } from './security-headers.ts';
 import { consoleStaticFiles } from './static-files.ts';
@@ -62,6 +63,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(authRoutes(context, authOptions));
   api.use(tokenRoutes(context));
   api.use(usageRoutes(context.stores.usage, context.stores.lookups));
+  api.use(payloadRoutes(context.stores.payloads));
   api.use(accountRoutes(context, authOptions));
   api.use(channelRoutes(context, options.channelHealth));
   api.use(userRoutes(context));

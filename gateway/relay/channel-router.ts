@@ -18,6 +18,7 @@ export class ChannelRouter {
   readonly #lookups: LookupReadModel;
   readonly #encryptionKey: Buffer;
   #byModel = new Map<string, RoutableChannel[]>();
+  #secrets: readonly string[] = [];
 
   constructor(lookups: LookupReadModel, encryptionKey: Buffer) {
     this.#lookups = lookups;
@@ -40,6 +41,14 @@ export class ChannelRouter {
     }
     for (const list of byModel.values()) list.sort((left, right) => right.priority - left.priority);
     this.#byModel = byModel;
+    this.#secrets = [
+      ...new Set([...byModel.values()].flat().flatMap((channel) => channel.apiKeys ?? [channel.apiKey])),
+    ];
+  }
+
+  /** Every upstream key of the routable channels: what a captured payload is scrubbed of. */
+  secrets(): readonly string[] {
+    return this.#secrets;
   }
 
   /** Null when the upstream key cannot be decrypted (e.g. the server secret changed): that channel is skipped, the rest still route. */

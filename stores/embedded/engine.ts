@@ -99,10 +99,21 @@ export class EmbeddedEngine {
     return this.#writer.responses.storedBytes(userId);
   }
 
-  /** Forgets the stored responses lapsed by now, with no new response to do it, and reclaims their pages. */
+  /** A captured payload, null when none, lapsed or deleted. */
+  payload(requestId: string): unknown {
+    return this.#writer.payloads.find(requestId);
+  }
+
+  /**
+   * Forgets the stored responses and captured payloads lapsed by now, with no new one to do it, and
+   * reclaims their pages.
+   */
   purgeStoredResponses(): void {
-    const responses = this.#writer.responses;
-    this.database.transaction(() => responses.purge())();
+    const { responses, payloads } = this.#writer;
+    this.database.transaction(() => {
+      responses.purge();
+      payloads.purge();
+    })();
     responses.reclaim();
   }
 
