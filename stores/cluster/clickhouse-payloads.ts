@@ -107,9 +107,11 @@ export class ClickHousePayloads implements PayloadStore {
   async find(requestId: string, now = Date.now()): Promise<StoredPayload | null> {
     const rows = (await (
       await this.#client.query({
-        query: `SELECT request_id, user_id, token_id, toString(captured_at) AS captured_at,
-            toString(expires_at) AS expires_at, encoding, data, toString(raw_bytes) AS raw_bytes,
-            toString(stored_bytes) AS stored_bytes
+        // UInt64 columns read as text (JSON would quote them anyway), under names of their own: an
+        // alias named as its column would stand for it in the WHERE clause too.
+        query: `SELECT request_id, user_id, token_id, toString(captured_at) AS captured_ms,
+            toString(expires_at) AS expires_ms, encoding, data, toString(raw_bytes) AS raw,
+            toString(stored_bytes) AS stored
           FROM ${this.#db}.captured_payloads FINAL
           WHERE request_id = ${stringLiteral(requestId)} AND expires_at > ${Math.floor(now)} AND ${notErased(this.#db)}
           LIMIT 1`,
@@ -122,12 +124,12 @@ export class ClickHousePayloads implements PayloadStore {
       requestId: row['request_id']!,
       userId: row['user_id']!,
       tokenId: row['token_id']!,
-      capturedAt: new Date(Number(row['captured_at'])).toISOString(),
-      expiresAt: new Date(Number(row['expires_at'])).toISOString(),
+      capturedAt: new Date(Number(row['captured_ms'])).toISOString(),
+      expiresAt: new Date(Number(row['expires_ms'])).toISOString(),
       encoding: row['encoding'] as StoredPayload['encoding'],
       data: Buffer.from(row['data']!, 'base64'),
-      rawBytes: Number(row['raw_bytes']),
-      storedBytes: Number(row['stored_bytes']),
+      rawBytes: Number(row['raw']),
+      storedBytes: Number(row['stored']),
     };
   }
 
