@@ -8,17 +8,19 @@
  */
 import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
-import { zstdCompress } from 'node:zlib';
-import type { CapturedPayload, CapturedSide, GatewayEvent } from '../../contracts/events/index.ts';
+import { constants, zstdCompress } from 'node:zlib';
+import type { GatewayEvent } from '../../contracts/events/index.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel } from '../../stores/ports.ts';
 import { newEvent } from '../events/new-event.ts';
 import type { EventPublisher } from '../events/publisher.ts';
-import { scrubSecrets } from '../security/scrub-secrets.ts';
 import { CappedBytes } from './capped-bytes.ts';
+import { scrubPayload } from './scrub-payload.ts';
 import { reassembleStream } from './stream-reassembly.ts';
 
 const compress = promisify(zstdCompress);
+/** zstd's fastest level: 66 KB of agent JSON in 0.3 ms to a quarter of its size (the default level: 2 ms, 2 % smaller). */
+const ZSTD_OPTIONS = { params: { [constants.ZSTD_c_compressionLevel]: 1 } };
 const DAY_MS = 86_400_000;
 
 /** Each side's cap before it is cut and marked `truncated` (PAYLOAD_CAPTURE_MAX_BYTES). */
@@ -93,15 +95,12 @@ export class PayloadCapture {
 
   /** The `payload.captured` event of the finished request, `secrets` taken out of both sides. */
   async event(facts: CaptureFacts, secrets: readonly string[], now = Date.now()): Promise<GatewayEvent> {
-    const document: CapturedPayload = {
-      endpoint: facts.endpoint,
-      stream: facts.stream,
-      status: facts.status,
-      request: sideOf(this.#request, secrets, JSON.parse),
-      reply: sideOf(this.#reply, secrets, facts.stream && facts.status < 300 ? reassembleStream : JSON.parse),
-    };
-    const raw = Buffer.from(JSON.stringify(document), 'utf8');
-    const packed = await compress(raw);
+    const reassemble = facts.stream && facts.status < 300;
+    // Printed by hand: a side that is JSON goes in as its text, not parsed and printed again (2 ms
+    // for a 66 KB body, on the serving thread). The shape is the contract's `CapturedPayload`.
+    const document = `{"endpoint":${JSON.stringify(facts.endpoint)},"stream":${facts.stream},"status":${facts.status},"request":${sideOf(this.#request, secrets, false)},"reply":${sideOf(this.#reply, secrets, reassemble)}}`;
+    const raw = Buffer.from(document, 'utf8');
+    const packed = await compress(raw, ZSTD_OPTIONS);
     return newEvent(
       'payload.captured',
       {
@@ -119,12 +118,21 @@ export class PayloadCapture {
   }
 }
 
-function sideOf(bytes: CappedBytes, secrets: readonly string[], read: (text: string) => unknown): CapturedSide {
-  const text = scrubSecrets(bytes.text(), secrets);
-  if (bytes.truncated) return { text, bytes: bytes.total, truncated: true };
+/**
+ * One side as the JSON text of a `CapturedSide`. Its text, scrubbed, goes in as JSON when it is JSON:
+ * as it is when scrubbing left it untouched and it parses (checked once), else as its reassembled
+ * stream; anything else, or a side cut at the cap, as a string.
+ */
+function sideOf(bytes: CappedBytes, secrets: readonly string[], reassemble: boolean): string {
+  const text = scrubPayload(bytes.text(), secrets);
+  const tail = `,"bytes":${bytes.total},"truncated":${bytes.truncated}}`;
+  const asText = () => `{"text":${JSON.stringify(text)}${tail}`;
+  if (bytes.truncated || text.length === 0) return asText();
   try {
-    return { json: read(text), bytes: bytes.total, truncated: false };
+    if (reassemble) return `{"json":${JSON.stringify(reassembleStream(text))}${tail}`;
+    JSON.parse(text);
+    return `{"json":${text}${tail}`;
   } catch {
-    return { text, bytes: bytes.total, truncated: false };
+    return asText();
   }
 }

@@ -84,7 +84,7 @@ export class SqlitePayloadWriter {
       }
     }
     if (captured.length === 0) return;
-    this.#log.compact(captured);
+    this.#log.compact(captured, batch[batch.length - 1]!.position);
     this.purge(now);
   }
 

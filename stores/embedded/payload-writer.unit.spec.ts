@@ -10,7 +10,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newEvent } from '../../gateway/events/new-event.ts';
 import { openDatabase } from './database.ts';
+import { SqliteEventLog } from './event-log.ts';
 import { createEmbeddedStores } from './index.ts';
+import { PayloadLogCompaction } from './payload-log-compaction.ts';
 import { SqlitePayloadWriter } from './payload-writer.ts';
 import { rebuildEmbedded } from './rebuild.ts';
 
@@ -93,6 +95,27 @@ describe('captured payloads, embedded', () => {
     writer.apply(events.map((event, index) => ({ position: index + 1, event })));
     const left = database.prepare('SELECT request_id FROM captured_payloads ORDER BY request_id').pluck().all();
     expect(left).toEqual(['r-b']);
+    database.close();
+  });
+});
+
+describe('the log copy of a captured payload', () => {
+  it('is emptied only for events projected, a logged batch read in part parsed, one read whole by its pattern', () => {
+    const database = openDatabase(directory());
+    new SqliteEventLog(database);
+    const events = [captured('p1'), captured('p2'), captured('p3')];
+    database
+      .prepare('INSERT INTO event_batches (first_position, event_count, payload) VALUES (1, 3, ?)')
+      .run(JSON.stringify(events));
+    const dataOf = () =>
+      (JSON.parse(database.prepare('SELECT payload FROM event_batches').pluck().get() as string) as typeof events).map(
+        (event) => event.body.data,
+      );
+    const compaction = new PayloadLogCompaction(database);
+    compaction.compact([1], 1);
+    expect(dataOf()).toEqual(['', data('document of p2'), data('document of p3')]);
+    compaction.compact([2, 3], 3);
+    expect(dataOf()).toEqual(['', '', '']);
     database.close();
   });
 });
