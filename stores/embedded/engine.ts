@@ -55,8 +55,10 @@ export class EmbeddedEngine {
 
   constructor(dataDirectory: string, options: ProjectionOptions = {}) {
     this.database = openDatabase(dataDirectory);
-    this.#events = new SqliteEventLog(this.database);
     this.#writer = new SqliteProjectionWriter(this.database, this.#lookups, options);
+    this.#events = new SqliteEventLog(this.database, (events, printed) =>
+      this.#writer.payloads.keepAppended(events, printed),
+    );
     this.usage = new SqliteUsageQueries(this.database);
   }
 

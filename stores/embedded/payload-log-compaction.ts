@@ -21,6 +21,22 @@ interface LoggedEvent {
 const PRINTED_DATA =
   /("type":"payload\.captured","version":1,"occurredAt":"[^"\\]*","body":\{"requestId":"[^"\\]*","userId":"[^"\\]*","tokenId":"[^"\\]*","expiresAt":"[^"\\]*","encoding":"[a-z]+","data":")[A-Za-z0-9+/=]+"/g;
 
+/**
+ * A logged batch's text with the bodies of its `payload.captured` events emptied, when the pattern
+ * finds all `captured` of them; otherwise parsed and printed again.
+ */
+export function withoutPayloadData(printed: string, captured: number): string {
+  let found = 0;
+  const emptied = printed.replace(PRINTED_DATA, (_match, head: string) => {
+    found++;
+    return `${head}"`;
+  });
+  if (found >= captured) return emptied;
+  const events = JSON.parse(printed) as LoggedEvent[];
+  for (const event of events) if (event.type === 'payload.captured' && event.body) event.body.data = '';
+  return JSON.stringify(events);
+}
+
 interface LoggedBatch {
   first_position: number;
   event_count: number;

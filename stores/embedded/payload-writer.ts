@@ -2,15 +2,16 @@
  * @module stores/embedded/payload-writer
  * Captured payloads in SQLite, in their own tables beside (not in) the usage rows: one row per request,
  * its document compressed as published (docs/payloads.md). Applied inside the batch's transaction.
- * The table is the one copy: once a `payload.captured` event is projected, its `data` is emptied in
- * the log (payload-log-compaction.ts), so a lapse or a deletion here forgets the body everywhere in
- * the file. An erasure (`payloads.deleted`) is kept as a mark, so a payload of the key or account that
+ * The table is the one copy: a `payload.captured` event is kept here as it is appended, in the
+ * append's transaction, and the log stores it with `data` emptied (payload-log-compaction.ts; the
+ * projector empties any it finds whole later), so a lapse or a deletion here forgets the body
+ * everywhere in the file. An erasure (`payloads.deleted`) is kept as a mark, so a payload of the key or account that
  * arrives after it (a request that was still running) is not kept either, in whatever order they land.
  */
 import type { GatewayEvent, PayloadCaptured, PayloadsDeleted } from '../../contracts/events/index.ts';
 import type { StoredPayload } from '../ports.ts';
 import type { SqliteDatabase } from './database.ts';
-import { PayloadLogCompaction } from './payload-log-compaction.ts';
+import { PayloadLogCompaction, withoutPayloadData } from './payload-log-compaction.ts';
 
 export const payloadSchema = `
 CREATE TABLE IF NOT EXISTS captured_payloads (
@@ -70,6 +71,22 @@ export class SqlitePayloadWriter {
     );
     this.#purge = database.prepare('DELETE FROM captured_payloads WHERE expires_at <= ?');
     this.#read = database.prepare('SELECT * FROM captured_payloads WHERE request_id = ? AND expires_at > ?');
+  }
+
+  /**
+   * At the append, in its transaction: keeps the appended payloads, and answers the batch's text with
+   * their bodies emptied, which is what the log stores. The projector, applying the same events
+   * later, finds them kept (a crash in between loses nothing: both were one transaction).
+   */
+  keepAppended(events: readonly GatewayEvent[], printed: string): string {
+    let captured = 0;
+    const now = Date.now();
+    for (const event of events) {
+      if (event.type !== 'payload.captured') continue;
+      this.#keep(event, now);
+      captured++;
+    }
+    return captured === 0 ? printed : withoutPayloadData(printed, captured);
   }
 
   /** Applies the batch's payload events; call inside the batch's transaction. */
