@@ -11,7 +11,7 @@ import { agentBody } from './agent-body.ts';
 import { measureCaptureProjector } from './capture-projector.ts';
 import { gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, type RequestShape } from './load.ts';
-import { forkTs, ROOT } from './processes.ts';
+import { forkTs, ROOT, treeCpuMs } from './processes.ts';
 import { ensureWorkDirectories, OPENAI_MODEL } from './targets.ts';
 
 const ROUNDS = Number(process.env.BENCH_CAPTURE_ROUNDS ?? 6);
@@ -62,10 +62,17 @@ async function main(): Promise<void> {
     const window = { concurrency: CONCURRENCY, durationMs: WINDOW_MS, warmupMs: 1_000 };
     const ratios: number[] = [];
     const rates = { off: [] as number[], on: [] as number[] };
+    // The gateway's CPU per request (its main thread, store worker and zlib pool together): on a
+    // machine shared with other work, what a request costs is better told by this than by the rate.
+    const cpu = { off: [] as number[], on: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
       for (const side of order) {
+        const before = treeCpuMs(gateway.pid);
         const result = await closedLoop(side === 'off' ? off : on, window);
+        // Warm-up requests are in the CPU too: per request of the whole window, warm-up included.
+        const all = result.requests + result.rps * (window.warmupMs / 1000);
+        cpu[side].push((treeCpuMs(gateway.pid) - before) / all);
         if (result.errors > 0) throw new Error(`${side}: ${result.errors} errors, first: ${result.firstError}`);
         rates[side].push(result.rps);
       }
@@ -77,6 +84,10 @@ async function main(): Promise<void> {
     );
     log(
       `capture on / off, median of ${ROUNDS} pairs: ${median(ratios).toFixed(3)} (cost ${((1 - median(ratios)) * 100).toFixed(1)} %)`,
+    );
+    const [cpuOff, cpuOn] = [median(cpu.off), median(cpu.on)];
+    log(
+      `gateway CPU per request: off ${cpuOff.toFixed(2)} ms, on ${cpuOn.toFixed(2)} ms (+${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %)`,
     );
     const answer = await fetch(`${gateway.origin}/v1/chat/completions`, {
       method: 'POST',

@@ -14,7 +14,16 @@ export class CappedBytes {
   }
 
   add(chunk: string | Uint8Array): void {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
+    // A written buffer may be reused by its writer once written: copied.
+    this.keep(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+  }
+
+  get truncated(): boolean {
+    return this.total > this.#limit;
+  }
+
+  /** Like `add`, without a copy: for a buffer nothing writes to again (a request body as read). */
+  keep(bytes: Buffer): void {
     this.total += bytes.length;
     const room = this.#limit - this.#kept;
     if (room <= 0) return;
@@ -23,11 +32,8 @@ export class CappedBytes {
     this.#kept += kept.length;
   }
 
-  get truncated(): boolean {
-    return this.total > this.#limit;
-  }
-
   text(): string {
+    if (this.#chunks.length === 1) return this.#chunks[0]!.toString('utf8');
     return Buffer.concat(this.#chunks).toString('utf8');
   }
 }
