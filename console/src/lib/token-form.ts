@@ -18,6 +18,8 @@ export interface TokenFormFields {
   ipAllowlist: string;
   rpm: string | number;
   tpm: string | number;
+  /** days each request's body and reply are kept; empty or 0 is off */
+  capture: string | number;
 }
 
 const text = (value: number | null | undefined) => (value == null ? '' : String(value));
@@ -33,6 +35,7 @@ export function tokenFormFields(token: TokenView | null = null): TokenFormFields
     ipAllowlist: (token?.ip_allowlist ?? []).join(', '),
     rpm: text(token?.rpm_limit),
     tpm: text(token?.tpm_limit),
+    capture: text(token?.payload_capture_days || null),
   };
 }
 
@@ -53,6 +56,7 @@ export function updateRequest(fields: TokenFormFields): UpdateTokenRequest {
     ip_allowlist: ipAllowlist.length > 0 ? ipAllowlist : null,
     rpm_limit: numberOrNull(fields.rpm),
     tpm_limit: numberOrNull(fields.tpm),
+    payload_capture_days: numberOrNull(fields.capture) ?? 0,
   };
 }
 
@@ -60,7 +64,9 @@ export function createRequest(fields: TokenFormFields): CreateTokenRequest {
   const all = updateRequest(fields);
   const request: CreateTokenRequest = { name: fields.name.trim() };
   for (const [field, value] of Object.entries(all)) {
-    if (value !== null && field !== 'budget_period') Object.assign(request, { [field]: value });
+    // Capture off is the default: a new key sends it only when it is on.
+    const off = field === 'payload_capture_days' && value === 0;
+    if (value !== null && field !== 'budget_period' && !off) Object.assign(request, { [field]: value });
   }
   // A period alone means nothing: it goes with a budget.
   if (all.budget_usd !== null) request.budget_period = fields.period;

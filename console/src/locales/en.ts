@@ -90,6 +90,8 @@ export const en = {
     rpmLabel: 'Requests per minute (optional)',
     tpmLabel: 'Tokens per minute (optional)',
     limitHint: 'Across every gateway node; empty is unlimited.',
+    captureLabel: 'Keep request bodies and replies (days)',
+    captureHint: '1–90 days, secrets removed, shown in the usage log; empty or 0 keeps none.',
     createdTitle: 'Your new API key',
     warning: 'Copy this key now. For your security it will not be shown again.',
     copy: 'Copy',
