@@ -83,7 +83,9 @@ describe.skipIf(services === null)('cluster: payload capture', () => {
       await clickhouse.query({ query: `SHOW TABLES FROM ${database}`, format: 'JSONEachRow' })
     ).json()) as Array<{ name: string }>;
     for (const { name } of tables) {
-      const text = await (await clickhouse.query({ query: `SELECT * FROM ${database}.${name}`, format: 'TabSeparated' })).text();
+      const text = await (
+        await clickhouse.query({ query: `SELECT * FROM ${database}.${name}`, format: 'TabSeparated' })
+      ).text();
       if (text.includes(marker)) return true;
     }
     const data = (await (
