@@ -128,6 +128,7 @@ export async function createRuntime(
       publisher,
       hashingKey: keys.keyHashing,
       bodyLimitBytes: settings.bodyLimitBytes,
+      captureMaxBytes: settings.captureMaxBytes,
       maxAttempts: settings.upstreamMaxAttempts,
       admission: new BacklogAdmission({
         depth: () => publisher.depth,

@@ -25,6 +25,7 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { GatewayEvent } from '../contracts/events/index.ts';
 import { decodeLogMessage } from '../contracts/events/log-message.ts';
 import { trafficFacts } from '../contracts/events/traffic-facts.ts';
+import { type ClickHousePayloads, isPayloadEvent } from '../stores/cluster/clickhouse-payloads.ts';
 import { type TrafficRows, trafficRows } from '../stores/cluster/clickhouse-traffic-rows.ts';
 import type { ClickHouseUsageWriter } from '../stores/cluster/clickhouse-usage-writer.ts';
 import type { TopicNames } from '../stores/cluster/kafka-event-log.ts';
@@ -40,6 +41,8 @@ interface PreparedBatch {
   redis: RedisBatch[];
   /** the slices that hold traffic */
   clickhouse: TrafficRows[];
+  /** captured payloads and their deletions, for their own tables */
+  payloads: GatewayEvent[];
 }
 
 /**
@@ -78,6 +81,8 @@ export interface ClusterProjectorOptions {
   groupId: string;
   redisWriter: RedisProjectionWriter;
   clickhouseWriter: ClickHouseUsageWriter;
+  /** the captured payloads' tables; without it (a rebuild, which keeps them) payload events are passed over */
+  payloadWriter?: Pick<ClickHousePayloads, 'write'>;
   log?: (message: string, extra?: Record<string, unknown>) => void;
   /** Partitions whose batches are handed to the write queue at once (default 12: every partition of both topics). */
   partitionsConsumedConcurrently?: number;
@@ -236,12 +241,14 @@ export class ClusterProjector {
   async #write(batches: PreparedBatch[]): Promise<void> {
     const redis = batches.flatMap((batch) => batch.redis);
     const clickhouse = batches.flatMap((batch) => batch.clickhouse);
+    const payloads = batches.flatMap((batch) => batch.payloads);
     for (let attempt = 0; ; attempt++) {
       try {
         // Independent stores: a failure of either retries both, which is harmless.
         await Promise.all([
           this.#options.redisWriter.applyBatches(redis),
           clickhouse.length > 0 ? this.#options.clickhouseWriter.writeRows(clickhouse) : null,
+          payloads.length > 0 ? this.#options.payloadWriter?.write(payloads) : null,
         ]);
         return;
       } catch (error) {
@@ -331,7 +338,7 @@ export class ClusterProjector {
 
   /** A batch's events encoded for both stores, a slice at a time (ENCODED_SLICE_EVENTS), and their count. */
   #prepare(batch: EachBatchPayload['batch']): { prepared: PreparedBatch; eventCount: number } {
-    const prepared: PreparedBatch = { redis: [], clickhouse: [] };
+    const prepared: PreparedBatch = { redis: [], clickhouse: [], payloads: [] };
     let eventCount = 0;
     let slice: GatewayEvent[] = [];
     const encode = () => {
@@ -339,6 +346,7 @@ export class ClusterProjector {
       prepared.redis.push(this.#options.redisWriter.batchOf(slice));
       if (slice.some((event) => event.type === 'request.completed' || event.type === 'usage.recorded'))
         prepared.clickhouse.push(trafficRows(slice));
+      for (const event of slice) if (isPayloadEvent(event)) prepared.payloads.push(event);
       slice = [];
     };
     for (const message of batch.messages) {

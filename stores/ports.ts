@@ -129,6 +129,27 @@ export interface ResponseStore {
   storedBytes(userId: string): Promise<number>;
 }
 
+/** One request's captured payload as stored: its document still compressed (contracts' `payload.captured`). */
+export interface StoredPayload {
+  requestId: string;
+  userId: string;
+  tokenId: string;
+  capturedAt: string;
+  expiresAt: string;
+  encoding: 'zstd' | 'gzip';
+  data: Uint8Array;
+  rawBytes: number;
+  storedBytes: number;
+}
+
+/**
+ * Captured payloads by request id (docs/payloads.md), kept apart from the usage rows. Written by the
+ * projector from `payload.*` events; a lapsed or deleted payload is not found. Owners are the caller's check.
+ */
+export interface PayloadStore {
+  find(requestId: string): Promise<StoredPayload | null>;
+}
+
 /** The limits of one key; null is unlimited. */
 export interface RateLimits {
   rpm: number | null;
@@ -243,6 +264,7 @@ export interface Stores {
   lookups: LookupReadModel;
   usage: UsageReadModel;
   responses: ResponseStore;
+  payloads: PayloadStore;
   sync: ProjectionSync;
   /** Events spooled in the local outbox (cluster) and not yet projected (embedded), for `/metrics`. */
   backlog(): Promise<{ outboxDepth: number | null; projectorLagEvents: number | null }>;

@@ -8,6 +8,7 @@ import { roleSchema } from '../account-role.ts';
 import { metadataSchema } from '../attribution.ts';
 import { channelTypeSchema } from '../channel-type.ts';
 import { envelope } from './envelope.ts';
+import { captureDaysSchema } from './payload-events.ts';
 
 /** The calendar period a money budget counts over, in UTC; `total` never resets. Weeks start on Monday. */
 export const budgetPeriodSchema = z.enum(['total', 'daily', 'weekly', 'monthly']);
@@ -46,6 +47,8 @@ export const userUpdatedV1 = envelope(
     role: roleSchema.optional(),
     disabled: z.boolean().optional(),
     ...budgetFields,
+    /** an admin's capture for every key of the account (payload-events.ts); 0 keeps none, absent is unchanged */
+    payloadCaptureDays: captureDaysSchema.optional(),
   }),
 );
 
@@ -82,6 +85,8 @@ const tokenLimits = {
   tpmLimit: z.number().int().min(1).nullable().optional(),
   /** metadata every request of the key carries unless the request names the same key (contracts/attribution.ts) */
   metadata: metadataSchema.nullable().optional(),
+  /** days each request's body and reply are kept (payload-events.ts); 0 or absent keeps none */
+  payloadCaptureDays: captureDaysSchema.optional(),
 };
 
 export const tokenIssuedV1 = envelope(

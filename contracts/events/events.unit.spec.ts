@@ -104,6 +104,17 @@ const bodies: { [Type in GatewayEventType]: Extract<GatewayEvent, { type: Type }
     settings: { instructions: null },
   },
   'response.deleted': { responseId: 'resp_1', userId: 'u1' },
+  'payload.captured': {
+    requestId: 'r1',
+    userId: 'u1',
+    tokenId: 't1',
+    expiresAt: at,
+    encoding: 'zstd',
+    data: 'KLUv/QBYAQAAe30=',
+    rawBytes: 2,
+    storedBytes: 11,
+  },
+  'payloads.deleted': { userId: 'u1', tokenId: 't1', reason: 'key_revoked' },
 };
 
 /** The version `newEvent` writes; every other type is still at its first. */
@@ -122,6 +133,8 @@ const expected: Record<GatewayEventType, { stream: 'entity' | 'traffic'; key: st
   'usage.recorded': { stream: 'traffic', key: 'r1', required: 'promptTokens' },
   'response.stored': { stream: 'traffic', key: 'resp_1', required: 'outputItems' },
   'response.deleted': { stream: 'traffic', key: 'resp_1', required: 'userId' },
+  'payload.captured': { stream: 'traffic', key: 'r1', required: 'data' },
+  'payloads.deleted': { stream: 'traffic', key: 'u1', required: 'reason' },
 };
 
 const types = Object.keys(bodies) as GatewayEventType[];

@@ -15,11 +15,13 @@ import {
   userUpdatedV1,
 } from './entity-events.ts';
 import type { EventStream } from './envelope.ts';
+import { payloadCapturedV1, payloadsDeletedV1 } from './payload-events.ts';
 import { responseDeletedV1, responseStoredV1 } from './response-events.ts';
 import { requestCompletedV2, usageRecordedV2 } from './traffic-events.ts';
 
 export * from './entity-events.ts';
 export * from './envelope.ts';
+export * from './payload-events.ts';
 export * from './response-events.ts';
 export * from './traffic-events.ts';
 export * from './traffic-facts.ts';
@@ -37,6 +39,8 @@ export const gatewayEventSchema = z.discriminatedUnion('type', [
   usageRecordedV2,
   responseStoredV1,
   responseDeletedV1,
+  payloadCapturedV1,
+  payloadsDeletedV1,
 ]);
 
 export type GatewayEvent = z.infer<typeof gatewayEventSchema>;
@@ -44,14 +48,16 @@ export type GatewayEventType = GatewayEvent['type'];
 export type EventOfType<Type extends GatewayEventType> = Extract<GatewayEvent, { type: Type }>;
 
 /**
- * The event types of the traffic stream; every other type is an entity event. Stored responses are
- * traffic: kept for a retention like the requests they came from, not forever.
+ * The event types of the traffic stream; every other type is an entity event. Stored responses and
+ * captured payloads are traffic: kept for a retention like the requests they came from, not forever.
  */
 export const trafficTypes: ReadonlySet<GatewayEventType> = new Set([
   'request.completed',
   'usage.recorded',
   'response.stored',
   'response.deleted',
+  'payload.captured',
+  'payloads.deleted',
 ]);
 
 export function streamOf(type: GatewayEventType): EventStream {
@@ -81,5 +87,9 @@ export function partitionKeyOf(event: GatewayEvent): string {
     case 'response.stored':
     case 'response.deleted':
       return event.body.responseId;
+    case 'payload.captured':
+      return event.body.requestId;
+    case 'payloads.deleted':
+      return event.body.userId;
   }
 }

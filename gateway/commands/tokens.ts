@@ -42,6 +42,7 @@ function limitFields(input: UpdateTokenRequest) {
     ...(input.rpm_limit !== undefined && { rpmLimit: input.rpm_limit }),
     ...(input.tpm_limit !== undefined && { tpmLimit: input.tpm_limit }),
     ...(input.metadata !== undefined && { metadata: input.metadata }),
+    ...(input.payload_capture_days !== undefined && { payloadCaptureDays: input.payload_capture_days }),
     ...budgetFields(input),
   };
 }
@@ -119,9 +120,20 @@ export async function updateToken(
   return context.stores.lookups.tokenById(tokenId)!;
 }
 
-export async function revokeToken(context: CommandContext, userId: string, tokenId: string): Promise<TokenDocument> {
+/** Revokes a key; with `deletePayloads`, its captured payloads go too (also asked again of a revoked key). */
+export async function revokeToken(
+  context: CommandContext,
+  userId: string,
+  tokenId: string,
+  { deletePayloads = false }: { deletePayloads?: boolean } = {},
+): Promise<TokenDocument> {
   await context.stores.lookups.ensureToken(tokenId);
   const token = ownedToken(context, userId, tokenId);
-  if (!token.revoked) await commit(context, newEvent('token.revoked', { tokenId, userId }, context.now()));
+  const now = context.now();
+  const events = [
+    ...(token.revoked ? [] : [newEvent('token.revoked', { tokenId, userId }, now)]),
+    ...(deletePayloads ? [newEvent('payloads.deleted', { userId, tokenId, reason: 'key_revoked' as const }, now)] : []),
+  ];
+  if (events.length > 0) await commit(context, ...events);
   return context.stores.lookups.tokenById(tokenId)!;
 }

@@ -45,6 +45,8 @@ export interface UserChange {
   /** nano-dollars per period for all of the account's keys; null removes it */
   budgetNanoUsd?: number | null | undefined;
   budgetPeriod?: UserDocument['budgetPeriod'] | undefined;
+  /** payload capture for every key of the account, in days; 0 turns it off */
+  payloadCaptureDays?: number | undefined;
 }
 
 export interface UserChangeState {
@@ -80,6 +82,10 @@ export function decideUserChange(change: UserChange, state: UserChangeState, now
       change.budgetNanoUsd !== (user.budgetNanoUsd ?? null) && { budgetNanoUsd: change.budgetNanoUsd }),
     ...(change.budgetPeriod !== undefined &&
       change.budgetPeriod !== (user.budgetPeriod ?? 'total') && { budgetPeriod: change.budgetPeriod }),
+    ...(change.payloadCaptureDays !== undefined &&
+      change.payloadCaptureDays !== (user.payloadCaptureDays ?? 0) && {
+        payloadCaptureDays: change.payloadCaptureDays,
+      }),
   };
   if (Object.keys(changes).length === 0 && Object.keys(budget).length === 0) return [];
   if (isEnabledAdmin(user) && !isEnabledAdmin({ ...user, ...changes }) && state.enabledAdmins <= 1) {
@@ -115,6 +121,7 @@ export async function updateUserByAdmin(
       role: input.role,
       disabled: input.disabled,
       ...budgetFields(input),
+      payloadCaptureDays: input.payload_capture_days,
     };
     const events = decideUserChange(change, state, context.now());
     if (events.length > 0) await commit(context, ...events);

@@ -6,6 +6,7 @@
 
 import { integer } from '../../platform/read-integer.ts';
 import { readStorageSettings, type StorageSettings } from '../../platform/storage-settings.ts';
+import { DEFAULT_CAPTURE_MAX_BYTES } from '../capture/payload-capture.ts';
 import { originOf } from '../security/origin.ts';
 import { type AuthRateLimitSettings, readAuthRateLimitSettings } from './auth-rate-limit-settings.ts';
 import { type ConnectionSettings, readConnectionSettings } from './connection-settings.ts';
@@ -20,6 +21,8 @@ export interface Settings extends StorageSettings {
   adminPassword: string | undefined;
   /** largest request body accepted on the relay endpoints, in bytes */
   bodyLimitBytes: number;
+  /** each side of a captured payload is cut (and marked) past this many bytes */
+  captureMaxBytes: number;
   /** largest `previous_response_id` conversation relayed, its stored turns and the request together, in bytes */
   conversationLimitBytes: number;
   /** the most an account's stored responses may weigh (their documents as JSON), in bytes; 0 is no limit */
@@ -102,6 +105,11 @@ export function readSettings(environment: NodeJS.ProcessEnv = process.env): Sett
     adminEmail: environment.ADMIN_EMAIL || undefined,
     adminPassword: environment.ADMIN_PASSWORD || undefined,
     bodyLimitBytes,
+    captureMaxBytes: integer(
+      environment.PAYLOAD_CAPTURE_MAX_BYTES,
+      DEFAULT_CAPTURE_MAX_BYTES,
+      'PAYLOAD_CAPTURE_MAX_BYTES',
+    ),
     // What a continuation may cost the process: its expanded turns are held, converted and written
     // out whole, a few copies at once. 8 MiB is twice the text of the longest context a model takes.
     conversationLimitBytes: integer(environment.CONVERSATION_LIMIT_BYTES, 8 * 1024 * 1024, 'CONVERSATION_LIMIT_BYTES'),

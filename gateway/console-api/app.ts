@@ -18,6 +18,7 @@ import { authRoutes } from './auth-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
 import { sessionUser } from './guards.ts';
 import { modelRoutes } from './model-routes.ts';
+import { payloadRoutes } from './payload-routes.ts';
 import { sameOriginGuard } from './same-origin.ts';
 import { securityHeaders } from './security-headers.ts';
 import { sessionRoutes } from './session-routes.ts';
@@ -84,6 +85,7 @@ export function createConsoleApp(context: CommandContext, options: ConsoleAppOpt
   api.use(modelRoutes(context, options.prices));
   api.use(usageRoutes(context.stores.usage, context.stores.lookups));
   api.use(sessionRoutes(context.stores.usage, context.stores.lookups));
+  api.use(payloadRoutes(context.stores.payloads));
   api.use(accountRoutes(context, authOptions));
   api.use(channelRoutes(context, options.channelHealth, options.allowPrivateUpstreams ?? false));
   api.use(userRoutes(context));

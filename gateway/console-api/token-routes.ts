@@ -7,6 +7,7 @@
 import { Router } from 'express';
 import {
   createTokenRequestSchema,
+  revokeTokenQuerySchema,
   type TokenStatus,
   type TokenView,
   updateTokenRequestSchema,
@@ -54,6 +55,7 @@ export function tokenView(token: TokenDocument, lookups: LookupReadModel, now = 
     rpm_limit: token.rpmLimit ?? null,
     tpm_limit: token.tpmLimit ?? null,
     metadata: token.metadata ?? null,
+    payload_capture_days: token.payloadCaptureDays ?? 0,
     ...budgetView(token.budgetNanoUsd, token.budgetPeriod, spend, now),
   };
 }
@@ -93,7 +95,8 @@ export function tokenRoutes(context: CommandContext): Router {
 
   router.delete('/tokens/:id', async (request, response) => {
     const user = currentUser(request);
-    const token = await revokeToken(context, user.userId, request.params.id!);
+    const deletePayloads = parseOrThrow(revokeTokenQuerySchema, request.query).delete_payloads === 'true';
+    const token = await revokeToken(context, user.userId, request.params.id!, { deletePayloads });
     response.json(tokenView(token, lookups));
   });
 

@@ -20,6 +20,7 @@ export function adminUserView(user: UserDocument, lookups?: LookupReadModel, now
     ...userView(user),
     disabled: user.disabled ?? false,
     created_at: user.createdAt,
+    payload_capture_days: user.payloadCaptureDays ?? 0,
     ...(lookups && budgetView(user.budgetNanoUsd, user.budgetPeriod, lookups.spend(userSpendOwner(user.userId)), now)),
   };
 }

@@ -18,6 +18,8 @@ const currentVersion: { [Type in GatewayEventType]: EventOfType<Type>['version']
   'usage.recorded': 2,
   'response.stored': 1,
   'response.deleted': 1,
+  'payload.captured': 1,
+  'payloads.deleted': 1,
 };
 
 /** @param now when it occurred: a time, or its ISO text (the relay prints one for both its events) */

@@ -19,6 +19,7 @@ export class ChannelRouter {
   readonly #encryptionKey: Buffer;
   readonly #allowPrivateUpstreams: boolean;
   #byModel = new Map<string, RoutableChannel[]>();
+  #secrets: readonly string[] = [];
 
   /** `allowPrivateUpstreams`: console channels may reach private addresses (`ALLOW_PRIVATE_UPSTREAMS`) */
   constructor(lookups: LookupReadModel, encryptionKey: Buffer, { allowPrivateUpstreams = false } = {}) {
@@ -43,6 +44,14 @@ export class ChannelRouter {
     }
     for (const list of byModel.values()) list.sort((left, right) => right.priority - left.priority);
     this.#byModel = byModel;
+    this.#secrets = [
+      ...new Set([...byModel.values()].flat().flatMap((channel) => channel.apiKeys ?? [channel.apiKey])),
+    ];
+  }
+
+  /** Every upstream key of the routable channels: what a captured payload is scrubbed of. */
+  secrets(): readonly string[] {
+    return this.#secrets;
   }
 
   /** Null when the upstream key cannot be decrypted (e.g. the server secret changed): that channel is skipped, the rest still route. */

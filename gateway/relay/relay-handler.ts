@@ -10,6 +10,7 @@ import { describeIssues, firstIssueField } from '../../contracts/validation-mess
 import { log } from '../../platform/log.ts';
 import type { TokenDocument } from '../../projector/read-models/tokens/evolve.ts';
 import type { LookupReadModel, QuotaLedger, RateLimiter } from '../../stores/ports.ts';
+import { captureDaysOf, PayloadCapture } from '../capture/payload-capture.ts';
 import type { EventPublisher } from '../events/publisher.ts';
 import { timeOrderedId } from '../events/time-ordered-id.ts';
 import type { Logger } from '../log.ts';
@@ -68,6 +69,8 @@ export interface RelayDependencies {
   responses?: ResponseState;
   /** paces each key's streams to STREAM_BYTES_PER_SECOND_PER_KEY on this node; without it none is paced */
   streamPacer?: StreamPacer;
+  /** each captured side's cap in bytes (payload capture, docs/payloads.md) */
+  captureMaxBytes?: number;
   /** seals the summaries of the gateway's own compactions (security/compaction-seal.ts); without it converted channels cannot compact */
   compactionKey?: Buffer;
 }
@@ -103,18 +106,25 @@ export async function handleRelay(
   });
   let limited: { key: string; estimate: number } | null = null;
   const holds = new RequestHolds(dependencies.quotas, record, dependencies.prices);
+  let capture: PayloadCapture | null = null;
   try {
     // Synchronous for a key in memory: no await, so no microtask hop before the body is read.
     const authenticated = authenticateRequest(request, endpoint, dependencies);
     const { token } = authenticated instanceof Promise ? await authenticated : authenticated;
     record.userId = token.userId;
     record.tokenId = token.tokenId;
+    const captureDays = captureDaysOf(token, dependencies.lookups);
+    if (captureDays > 0) {
+      capture = new PayloadCapture(captureDays, dependencies.captureMaxBytes);
+      capture.tee(response);
+    }
     // After the key (a refusal is then recorded as the key's), before the body is read: a request
     // held here costs its socket and nothing more.
     const held = dependencies.admission?.admit();
     if (held) await held;
     checkContentType(request);
     const raw = await readBody(request, dependencies.bodyLimitBytes);
+    capture?.noteRequest(raw);
     const { body, text } = parseJsonRequest(raw);
     const target = endpoint.target?.(request.url ?? '');
     if (target) {
@@ -181,6 +191,7 @@ export async function handleRelay(
   } finally {
     const latencyMs = record.elapsedMs();
     dependencies.publisher.publish(...record.toEvents(latencyMs, dependencies.prices));
+    if (capture) publishCapture(capture, endpoint, request, record, dependencies);
     const used = record.usage ? record.usage.promptTokens + record.usage.completionTokens : 0;
     if (limited) void dependencies.rateLimiter!.adjustTokens(limited.key, used - limited.estimate, Date.now());
     // Settled already unless the client left first.
@@ -188,6 +199,22 @@ export async function handleRelay(
     dependencies.metrics?.observe(record, latencyMs / 1000);
     dependencies.logger?.request(request.method ?? 'POST', record, latencyMs);
   }
+}
+
+function publishCapture(
+  capture: PayloadCapture,
+  endpoint: EndpointSpec,
+  request: IncomingMessage,
+  record: RequestRecord,
+  dependencies: RelayDependencies,
+): void {
+  const { requestId, userId, tokenId, stream, status } = record;
+  const gatewayKey = endpoint.keyOf(request.headers, request.url);
+  const secrets = gatewayKey ? [gatewayKey, ...dependencies.router.secrets()] : dependencies.router.secrets();
+  const facts = { requestId, userId: userId!, tokenId: tokenId!, endpoint: endpoint.name, stream, status };
+  capture.publishLater(facts, secrets, dependencies.publisher, (error) =>
+    log.error('payload capture failed', { requestId, error: String(error) }),
+  );
 }
 
 /** Holds the request's maximum cost of the key's and the account's budgets; none for an unpriced model. */

@@ -43,12 +43,31 @@ const credentialShapes: RegExp[] = [
   /()\bxox[abposr]-[\w-]{10,}/g,
 ];
 
+const LABELLED_VALUE = credentialShapes[1]!;
+
+/**
+ * Every label the labelled-value shape starts with contains one of these: text
+ * without any has no such value, and skips that shape, the one whose cost grows with the text
+ * (1.3 ms for a 66 KB body, against 0.2 ms for this test).
+ */
+const CREDENTIAL_LABEL = /api[_-]?key|authorization|access[_-]?token|secret|password/i;
+
+/** The text with every credential-shaped run replaced by `[redacted]`. */
+export function scrubCredentials(text: string): string {
+  const labelled = CREDENTIAL_LABEL.test(text);
+  let scrubbed = text;
+  for (const shape of credentialShapes) {
+    if (shape === LABELLED_VALUE && !labelled) continue;
+    scrubbed = scrubbed.replace(shape, `$1${REDACTED}`);
+  }
+  return scrubbed;
+}
+
 /** The text with every given secret and every credential-shaped run replaced by `[redacted]`. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let scrubbed = text;
   for (const secret of secrets) scrubbed = withoutSecret(scrubbed, secret);
-  for (const shape of credentialShapes) scrubbed = scrubbed.replace(shape, `$1${REDACTED}`);
-  return scrubbed;
+  return scrubCredentials(scrubbed);
 }
 
 /** What holds a channel's upstream keys (a routable channel, or one built for the channel test). */

@@ -4,10 +4,12 @@
  * them is slow or gone: short connect timeouts and few retries, because the caller has a fallback
  * (the outbox, the in-memory replica) and a long retry only delays it.
  */
+
 import { type ClickHouseClient, createClient as createClickHouseClient } from '@clickhouse/client';
 import type { Kafka as KafkaClient } from 'kafkajs';
 import { createClient as createRedisClient } from 'redis';
 import type { ClusterSettings } from '../../platform/storage-settings.ts';
+import { payloadSchemaStatements } from './clickhouse-payloads.ts';
 import { addedColumns, schemaStatements } from './clickhouse-schema.ts';
 import { identifier, stringLiteral } from './clickhouse-sql.ts';
 import { Kafka, logLevel } from './kafka-client.ts';
@@ -66,7 +68,9 @@ export function connectClickHouse(settings: ClusterSettings): ClickHouseClient {
 
 export async function migrateClickHouse(client: ClickHouseClient, database: string): Promise<void> {
   const db = identifier(database);
-  for (const statement of schemaStatements(db)) await client.command({ query: statement });
+  for (const statement of [...schemaStatements(db), ...payloadSchemaStatements(db)]) {
+    await client.command({ query: statement });
+  }
   const present = await columnsOf(client, database);
   for (const [table, column, type] of addedColumns) {
     if (present.has(`${table}.${column}`)) continue;

@@ -8,6 +8,7 @@ import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { ClusterProjector } from '../../projector/cluster-projector.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
 import type { Stores } from '../ports.ts';
+import { ClickHousePayloads } from './clickhouse-payloads.ts';
 import { dropExpiredPartitions } from './clickhouse-retention.ts';
 import { ClickHouseUsageQueries } from './clickhouse-usage-queries.ts';
 import { ClickHouseUsageWriter } from './clickhouse-usage-writer.ts';
@@ -30,6 +31,9 @@ import { RedisRateLimiter } from './redis-rate-limiter.ts';
 import { RedisResponses } from './redis-responses.ts';
 
 export type { ClusterSettings } from './connections.ts';
+
+/** Lapsed payloads are deleted this often (reads skip them meanwhile). */
+const PAYLOAD_PURGE_INTERVAL_MS = 10 * 60_000;
 
 type Log = (message: string, extra?: Record<string, unknown>) => void;
 
@@ -74,6 +78,7 @@ export async function createClusterStores(
     backlog: async () => ({ outboxDepth: events.outboxDepth, projectorLagEvents: null }),
     usage: new ClickHouseUsageQueries(clickhouse, settings.clickhouseDatabase),
     responses: new RedisResponses(redis, keys.prefix, settings.responseRetentionMs),
+    payloads: new ClickHousePayloads(clickhouse, settings.clickhouseDatabase),
     sync: {
       // Write-through: the node that issued a command applies it to Redis itself, so every node can
       // read it before this returns (the projector applies the same events again, to no effect).
@@ -129,12 +134,14 @@ export async function startClusterProjector(
   const redis = await connectRedis(settings);
   const clickhouse = connectClickHouse(settings);
   await migrateClickHouse(clickhouse, settings.clickhouseDatabase);
+  const payloads = new ClickHousePayloads(clickhouse, settings.clickhouseDatabase);
   const projector = new ClusterProjector({
     kafka,
     topics,
     groupId: `${settings.namespace}projector`,
     redisWriter: new RedisProjectionWriter(redis, new RedisKeys(settings.namespace), settings.responseRetentionMs),
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, settings.clickhouseDatabase),
+    payloadWriter: payloads,
     log,
     ...(settings.projectorWriteIntervalMs === undefined ? {} : { writeIntervalMs: settings.projectorWriteIntervalMs }),
     ...(settings.projectorSessionTimeoutMs === undefined
@@ -148,13 +155,21 @@ export async function startClusterProjector(
       (dropped) => dropped.length > 0 && log('dropped expired usage partitions', { dropped }),
       (error: unknown) => log('usage retention failed; will retry', { error: String(error) }),
     );
+  const purgePayloads = () =>
+    payloads
+      .purgeLapsed()
+      .catch((error: unknown) => log('payload retention failed; will retry', { error: String(error) }));
   void applyRetention();
+  void purgePayloads();
+  const payloadRetention = setInterval(purgePayloads, PAYLOAD_PURGE_INTERVAL_MS);
+  payloadRetention.unref();
   const retention = setInterval(applyRetention, 6 * 3_600_000);
   retention.unref();
   return {
     projector,
     async close() {
       clearInterval(retention);
+      clearInterval(payloadRetention);
       await projector.stop();
       await redis.quit().catch(() => {});
       await clickhouse.close();

@@ -55,8 +55,10 @@ export class EmbeddedEngine {
 
   constructor(dataDirectory: string, options: ProjectionOptions = {}) {
     this.database = openDatabase(dataDirectory);
-    this.#events = new SqliteEventLog(this.database);
     this.#writer = new SqliteProjectionWriter(this.database, this.#lookups, options);
+    this.#events = new SqliteEventLog(this.database, (events, printed) =>
+      this.#writer.payloads.keepAppended(events, printed),
+    );
     this.usage = new SqliteUsageQueries(this.database);
   }
 
@@ -99,10 +101,21 @@ export class EmbeddedEngine {
     return this.#writer.responses.storedBytes(userId);
   }
 
-  /** Forgets the stored responses lapsed by now, with no new response to do it, and reclaims their pages. */
+  /** A captured payload, null when none, lapsed or deleted. */
+  payload(requestId: string): unknown {
+    return this.#writer.payloads.find(requestId);
+  }
+
+  /**
+   * Forgets the stored responses and captured payloads lapsed by now, with no new one to do it, and
+   * reclaims their pages.
+   */
   purgeStoredResponses(): void {
-    const responses = this.#writer.responses;
-    this.database.transaction(() => responses.purge())();
+    const { responses, payloads } = this.#writer;
+    this.database.transaction(() => {
+      responses.purge();
+      payloads.purge();
+    })();
     responses.reclaim();
   }
 

@@ -49,7 +49,15 @@ export class SqliteEventLog {
   readonly #lastPosition;
   readonly #count;
 
-  constructor(database: SqliteDatabase) {
+  /**
+   * `onAppend`, if given, sees each append's events inside its transaction, before the batches are
+   * stored, and says what text to store for each (`printed` as it is, or less of it): the captured
+   * payloads are kept from there, and stored without their bodies (payload-writer.ts).
+   */
+  constructor(
+    database: SqliteDatabase,
+    onAppend: (events: readonly GatewayEvent[], printed: string) => string = (_events, printed) => printed,
+  ) {
     const insertBatch = database.prepare(
       'INSERT INTO event_batches (first_position, event_count, payload) VALUES (?, ?, ?)',
     );
@@ -74,7 +82,11 @@ export class SqliteEventLog {
           kept.push(event);
         }
         if (kept.length === 0) continue;
-        insertBatch.run(next, kept.length, kept.length === events.length ? printed : JSON.stringify(kept));
+        insertBatch.run(
+          next,
+          kept.length,
+          onAppend(kept, kept.length === events.length ? printed : JSON.stringify(kept)),
+        );
         for (const event of kept) appended.push({ position: next++, event });
       }
       return appended;

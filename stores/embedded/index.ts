@@ -69,6 +69,7 @@ export async function createEmbeddedStores(
       find: (responseId) => thread.call({ method: 'storedResponse', responseId }),
       storedBytes: (userId) => thread.call({ method: 'storedResponseBytes', userId }),
     },
+    payloads: { find: (requestId) => thread.call({ method: 'payload', requestId }) },
     backlog: async () => ({
       outboxDepth: null,
       projectorLagEvents: thread.alive ? await thread.call<number | null>({ method: 'lag' }) : null,

@@ -10,6 +10,7 @@ import type { MemoryLookups } from '../memory-lookups.ts';
 import type { TokenUsage } from '../ports.ts';
 import type { SqliteDatabase } from './database.ts';
 import type { PositionedEvent } from './event-log.ts';
+import { SqlitePayloadWriter } from './payload-writer.ts';
 import { SqliteResponseWriter } from './response-writer.ts';
 import { SqliteSpendWriter } from './spend-writer.ts';
 import { SqliteUsageWriter } from './usage-writer.ts';
@@ -27,6 +28,7 @@ export class SqliteProjectionWriter {
   readonly #usage: SqliteUsageWriter;
   readonly #spend: SqliteSpendWriter;
   readonly responses: SqliteResponseWriter;
+  readonly payloads: SqlitePayloadWriter;
   readonly #applyBatch;
   readonly #readCheckpoint;
   readonly #readTokenUsage;
@@ -37,6 +39,7 @@ export class SqliteProjectionWriter {
     this.#usage = new SqliteUsageWriter(database);
     this.#spend = new SqliteSpendWriter(database);
     this.responses = new SqliteResponseWriter(database, responseRetentionMs);
+    this.payloads = new SqlitePayloadWriter(database);
     this.#readCheckpoint = database.prepare('SELECT position FROM projection_checkpoint WHERE name = ?').pluck();
     this.#readTokenUsage = database.prepare('SELECT used_tokens, last_used_at FROM token_usage WHERE token_id = ?');
     this.responses.sweepLog(this.checkpoint());
@@ -65,6 +68,7 @@ export class SqliteProjectionWriter {
         traffic.apply(event);
       }
       this.responses.apply(batch);
+      this.payloads.apply(batch);
       // The batch's summed rollups, written in the same transaction as the checkpoint.
       const touchedTokens = traffic.finish();
       const spent = spend.finish();

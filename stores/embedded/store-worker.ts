@@ -111,6 +111,8 @@ async function handle(request: StoreRequest): Promise<unknown> {
       return engine.storedResponse(request.responseId);
     case 'storedResponseBytes':
       return engine.storedResponseBytes(request.userId);
+    case 'payload':
+      return engine.payload(request.requestId);
     case 'lag':
       return engine.database.open ? engine.lag() : null;
     case 'close':

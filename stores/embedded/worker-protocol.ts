@@ -22,6 +22,7 @@ export type StoreCall =
   | { method: 'lag' }
   | { method: 'storedResponse'; responseId: string }
   | { method: 'storedResponseBytes'; userId: string }
+  | { method: 'payload'; requestId: string }
   | { method: 'close' };
 
 export type StoreRequest = StoreCall & { id: number };

@@ -42,6 +42,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/models/prices', access: 'user' },
   { method: 'GET', path: '/usage/overview', access: 'user' },
   { method: 'GET', path: '/usage/logs', access: 'user' },
+  { method: 'GET', path: '/usage/logs/:requestId/payload', access: 'user' },
   { method: 'GET', path: '/sessions', access: 'user' },
   { method: 'GET', path: '/sessions/:id', access: 'user' },
   { method: 'GET', path: '/channels', access: 'admin' },

@@ -24,6 +24,7 @@ const fields = [
   'token-ips',
   'token-rpm',
   'token-tpm',
+  'token-capture',
 ];
 
 describe('the key form', () => {
@@ -45,6 +46,7 @@ describe('the key form', () => {
     await form.find('[data-test=token-budget]').setValue('5');
     await form.find('[data-test=token-period]').setValue('monthly');
     await form.find('[data-model=gpt-4o-mini]').setValue(true);
+    await form.find('[data-test=token-capture]').setValue('7');
     await form.trigger('submit');
     await settle();
     expect(calls.find((call) => call.method === 'POST')!.body).toEqual({
@@ -52,6 +54,7 @@ describe('the key form', () => {
       budget_usd: 5,
       budget_period: 'monthly',
       models: ['gpt-4o-mini'],
+      payload_capture_days: 7,
     });
   });
 

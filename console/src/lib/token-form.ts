@@ -22,6 +22,8 @@ export interface TokenFormFields {
   tpm: string | number;
   /** default metadata as `key=value` lines (metadata-lines.ts) */
   metadata: string;
+  /** days each request's body and reply are kept; empty or 0 is off */
+  capture: string | number;
 }
 
 const text = (value: number | null | undefined) => (value == null ? '' : String(value));
@@ -38,6 +40,7 @@ export function tokenFormFields(token: TokenView | null = null): TokenFormFields
     rpm: text(token?.rpm_limit),
     tpm: text(token?.tpm_limit),
     metadata: metadataLines(token?.metadata),
+    capture: text(token?.payload_capture_days || null),
   };
 }
 
@@ -62,6 +65,7 @@ export function updateRequest(fields: TokenFormFields): UpdateTokenRequest {
     tpm_limit: numberOrNull(fields.tpm),
     // The dialog refuses lines that do not parse before it sends anything.
     metadata: nonEmpty(parseMetadataLines(fields.metadata)),
+    payload_capture_days: numberOrNull(fields.capture) ?? 0,
   };
 }
 
@@ -69,7 +73,9 @@ export function createRequest(fields: TokenFormFields): CreateTokenRequest {
   const all = updateRequest(fields);
   const request: CreateTokenRequest = { name: fields.name.trim() };
   for (const [field, value] of Object.entries(all)) {
-    if (value !== null && field !== 'budget_period') Object.assign(request, { [field]: value });
+    // Capture off is the default: a new key sends it only when it is on.
+    const off = field === 'payload_capture_days' && value === 0;
+    if (value !== null && field !== 'budget_period' && !off) Object.assign(request, { [field]: value });
   }
   // A period alone means nothing: it goes with a budget.
   if (all.budget_usd !== null) request.budget_period = fields.period;

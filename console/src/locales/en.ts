@@ -3,6 +3,7 @@ import { apiErrorsEn } from './api-errors.ts';
 import { attributionEn } from './attribution.ts';
 import { logFiltersEn } from './log-filters.ts';
 import { modelsEn } from './models.ts';
+import { payloadEn } from './payload.ts';
 import { relayErrorsEn } from './relay-errors.ts';
 export const en = {
   app: {
@@ -110,6 +111,8 @@ export const en = {
     rpmLabel: 'Requests per minute (optional)',
     tpmLabel: 'Tokens per minute (optional)',
     limitHint: 'Across every gateway node; empty is unlimited.',
+    captureLabel: 'Keep request bodies and replies (days)',
+    captureHint: '1–90 days, secrets removed, shown in the usage log; empty or 0 keeps none.',
     createdTitle: 'Your new API key',
     warning: 'Copy this key now. For your security it will not be shown again.',
     copy: 'Copy',
@@ -376,6 +379,7 @@ export const en = {
   },
   attribution: attributionEn,
   logFilters: logFiltersEn,
+  payload: payloadEn,
   apiErrors: apiErrorsEn,
   relayErrors: relayErrorsEn,
   errors: {

@@ -4,6 +4,7 @@ import { attributionZh } from './attribution.ts';
 import type { Messages } from './en.ts';
 import { logFiltersZh } from './log-filters.ts';
 import { modelsZh } from './models.ts';
+import { payloadZh } from './payload.ts';
 import { relayErrorsZh } from './relay-errors.ts';
 
 export const zhCN: Messages = {
@@ -109,6 +110,8 @@ export const zhCN: Messages = {
     rpmLabel: '每分钟请求数（可选）',
     tpmLabel: '每分钟 token 数（可选）',
     limitHint: '在所有网关节点间共享；留空表示不限。',
+    captureLabel: '保留请求体与回复（天）',
+    captureHint: '1–90 天，已去除密钥，在使用日志中查看；留空或 0 表示不保留。',
     createdTitle: '你的新 API 密钥',
     warning: '请立即复制此密钥。出于安全考虑，它不会再次显示。',
     copy: '复制',
@@ -368,6 +371,7 @@ export const zhCN: Messages = {
     confirmEnable: '{email} 将可以再次登录，其密钥也将恢复可用。',
   },
   attribution: attributionZh,
+  payload: payloadZh,
   apiErrors: apiErrorsZh,
   logFilters: logFiltersZh,
   relayErrors: relayErrorsZh,

@@ -29,6 +29,8 @@ export interface TokenDocument {
   metadata?: Record<string, string> | null;
   /** absent: `total` */
   budgetPeriod?: BudgetPeriod;
+  /** days each request's body and reply are kept; 0 or absent captures nothing */
+  payloadCaptureDays?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -49,7 +51,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
   switch (event.type) {
     case 'token.issued': {
       const { tokenId, userId, name, keyHash, keyHint, expiresAt, quota, models } = event.body;
-      const { ipAllowlist, rpmLimit, tpmLimit, budgetNanoUsd, budgetPeriod, metadata } = event.body;
+      const { ipAllowlist, rpmLimit, tpmLimit, budgetNanoUsd, budgetPeriod, metadata, payloadCaptureDays } = event.body;
       return {
         tokenId,
         userId,
@@ -68,6 +70,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(budgetNanoUsd != null && { budgetNanoUsd }),
         ...(budgetPeriod !== undefined && { budgetPeriod }),
         ...(metadata != null && { metadata }),
+        ...(payloadCaptureDays ? { payloadCaptureDays } : {}),
         createdAt: event.occurredAt,
         updatedAt: event.occurredAt,
       };
@@ -75,7 +78,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
     case 'token.updated': {
       if (!document) return null;
       const { name, enabled, expiresAt, quota, models, ipAllowlist, rpmLimit, tpmLimit } = event.body;
-      const { budgetNanoUsd, budgetPeriod, metadata } = event.body;
+      const { budgetNanoUsd, budgetPeriod, metadata, payloadCaptureDays } = event.body;
       return {
         ...document,
         ...(name !== undefined && { name }),
@@ -89,6 +92,7 @@ export function evolve(document: TokenDocument | null, event: TokenEvent): Token
         ...(budgetNanoUsd !== undefined && { budgetNanoUsd }),
         ...(budgetPeriod !== undefined && { budgetPeriod }),
         ...(metadata !== undefined && { metadata }),
+        ...(payloadCaptureDays !== undefined && { payloadCaptureDays }),
         updatedAt: event.occurredAt,
       };
     }

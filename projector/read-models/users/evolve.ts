@@ -18,6 +18,8 @@ export interface UserDocument extends EndedSessions {
   /** what all of the account's keys together may spend per period (nano-dollars); absent or null is unlimited */
   budgetNanoUsd?: number | null;
   budgetPeriod?: BudgetPeriod;
+  /** an admin's payload capture for every key of the account, in days; 0 or absent captures nothing */
+  payloadCaptureDays?: number;
 }
 
 export const collection = 'users';
