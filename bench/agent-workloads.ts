@@ -13,14 +13,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { type AgentFormat, agentTurn } from './agent-bodies.ts';
-import {
-  type AgentPlan,
-  type AgentWorkload,
-  type ChannelKind,
-  fullWorkloads,
-  quickWorkloads,
-  TARGET_LABELS,
-} from './agent-plan.ts';
+import { type AgentPlan, type AgentWorkload, type ChannelKind, TARGET_LABELS } from './agent-plan.ts';
 import { gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, type RequestShape } from './load.ts';
 import { median } from './paired.ts';
@@ -187,10 +180,8 @@ if (isMain(import.meta.url)) {
   const { agentSection } = await import('./report-agents.ts');
   const upstream = await forkTs('agent-upstream', 'bench/fake-upstream.ts');
   try {
-    const plan: AgentPlan = quick
-      ? { rounds: 1, windowMs: 1000, windowWarmupMs: 300, concurrency: 32, workloads: quickWorkloads() }
-      : { rounds: 3, windowMs: 1500, windowWarmupMs: 500, concurrency: 32, workloads: fullWorkloads() };
-    const result = await measureAgentWorkloads(`http://127.0.0.1:${upstream.port}`, plan, console.log);
+    const { agentPlan } = await import('./plans.ts');
+    const result = await measureAgentWorkloads(`http://127.0.0.1:${upstream.port}`, agentPlan(quick), console.log);
     console.log(agentSection(result).join('\n'));
   } finally {
     await upstream.child.stop();
