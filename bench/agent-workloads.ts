@@ -7,8 +7,10 @@
  * drift of a shared machine falls on all three alike. Each window records requests a second, the CPU
  * per request of the process tree and of its main (relay) thread.
  *
- * Standalone: `npx tsx bench/agent-workloads.ts [--quick]` prints the section; `npm run bench` runs it
- * as one phase and reports it with its targets (report-agents.ts).
+ * Standalone: `npx tsx bench/agent-workloads.ts [--quick] [--match='chat → openai, 66|tiny'] [--rounds=n]`
+ * prints the section; `npm run bench` runs it as one phase and reports it with its targets
+ * (report-agents.ts). BENCH_BASELINE_BUNDLE=<other dist>/gateway/main.js adds another build as a
+ * fourth target in the same windows (its figures are in the log lines).
  */
 
 import { execFileSync } from 'node:child_process';
@@ -25,6 +27,7 @@ import {
   ensureWorkDirectories,
   GEMINI_MODEL,
   OPENAI_MODEL,
+  type RunningTarget,
 } from './targets.ts';
 
 export interface WindowFigures {
@@ -62,6 +65,13 @@ function bodyOf(work: AgentWorkload, model: string): string {
   return JSON.stringify({ model, messages, max_tokens: 64, ...(work.stream ? { stream: true } : {}) });
 }
 
+/** A request of `work` to the gateway `gateway` (its key is the one its OpenAI endpoint carries). */
+export function agentShape(gateway: RunningTarget, work: AgentWorkload, body = bodyOf(work, MODELS[work.channel])) {
+  const key = gateway.openai!.headers['authorization']!.slice('Bearer '.length);
+  const path = clientPath(work.format, MODELS[work.channel], work.stream);
+  return { origin: gateway.origin, path, headers: headersFor(work.format, key), body };
+}
+
 interface Running {
   origin: string;
   pid: number;
@@ -87,10 +97,22 @@ async function startCeiling(upstreamUrl: string, mode: 'parse' | 'reserialise') 
         work.format === 'responses'
           ? '/v1/chat/completions'
           : clientPath(work.format, MODELS[work.channel], work.stream);
-      return { origin: running.origin, path, headers: headersFor(work.format, CLIENT_KEY), body };
+      // The ceilings take a bearer key in every format.
+      return { origin: running.origin, path, headers: headersFor('chat', CLIENT_KEY), body };
     },
   };
   return { running, stop: () => child.stop() };
+}
+
+async function startBaseline(context: Parameters<typeof gatewayEmbeddedTarget.start>[0]) {
+  const own = process.env.BENCH_GATEWAY_BUNDLE;
+  process.env.BENCH_GATEWAY_BUNDLE = process.env.BENCH_BASELINE_BUNDLE;
+  try {
+    return await gatewayEmbeddedTarget.start(context);
+  } finally {
+    if (own === undefined) delete process.env.BENCH_GATEWAY_BUNDLE;
+    else process.env.BENCH_GATEWAY_BUNDLE = own;
+  }
 }
 
 async function window(target: Running, shape: RequestShape, plan: AgentPlan) {
@@ -123,23 +145,25 @@ export async function measureAgentWorkloads(
   await configureUpstream(upstreamUrl, { chunks: 6, delayMs: 5 });
   const context = { upstreamUrl, quick: true, profileDirectory: null, log };
   const gateway = await gatewayEmbeddedTarget.start(context);
-  const key = gateway.openai!.headers['authorization']!.slice('Bearer '.length);
   const parse = await startCeiling(upstreamUrl, 'parse');
   const node = await startCeiling(upstreamUrl, 'reserialise');
   const targets: Running[] = [
     {
       origin: gateway.origin,
       pid: gateway.pid,
-      shape: (work, body) => ({
-        origin: gateway.origin,
-        path: clientPath(work.format, MODELS[work.channel], work.stream),
-        headers: headersFor(work.format, key),
-        body,
-      }),
+      shape: (work, body) => agentShape(gateway, work, body),
     },
     parse.running,
     node.running,
   ];
+  // BENCH_BASELINE_BUNDLE: another build's gateway as a fourth target in the same windows (an A/B).
+  const baseline = process.env.BENCH_BASELINE_BUNDLE ? await startBaseline(context) : null;
+  if (baseline)
+    targets.push({
+      origin: baseline.origin,
+      pid: baseline.pid,
+      shape: (work, body) => agentShape(baseline, work, body),
+    });
   const results: WorkloadResult[] = [];
   try {
     for (const work of plan.workloads) {
@@ -160,12 +184,13 @@ export async function measureAgentWorkloads(
         }
       }
       log(
-        `  agent ${work.id}: ${figures.map((f, i) => `${TARGET_LABELS[i]} ${median(f.rps).toFixed(0)} req/s ${median(f.cpuUs).toFixed(0)} µs`).join('; ')}`,
+        `  agent ${work.id}: ${figures.map((f, i) => `${TARGET_LABELS[i] ?? 'baseline bundle'} ${median(f.rps).toFixed(0)} req/s ${median(f.cpuUs).toFixed(0)} µs (${median(f.mainCpuUs).toFixed(0)})`).join('; ')}`,
       );
       results.push({ workload: work, bodyBytes: Buffer.byteLength(body), targets: figures });
     }
   } finally {
     await gateway.stop();
+    await baseline?.stop();
     await parse.stop();
     await node.stop();
   }
@@ -181,7 +206,13 @@ if (isMain(import.meta.url)) {
   const upstream = await forkTs('agent-upstream', 'bench/fake-upstream.ts');
   try {
     const { agentPlan } = await import('./plans.ts');
-    const result = await measureAgentWorkloads(`http://127.0.0.1:${upstream.port}`, agentPlan(quick), console.log);
+    const plan = agentPlan(quick);
+    // --match=a|b keeps the workloads whose id holds a or b; --rounds=n sets the rounds.
+    const option = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+    const match = option('match')?.split('|');
+    if (match) plan.workloads = plan.workloads.filter((work) => match.some((part) => work.id.includes(part)));
+    if (option('rounds')) plan.rounds = Number(option('rounds'));
+    const result = await measureAgentWorkloads(`http://127.0.0.1:${upstream.port}`, plan, console.log);
     console.log(agentSection(result).join('\n'));
   } finally {
     await upstream.child.stop();

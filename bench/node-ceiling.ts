@@ -6,7 +6,8 @@
  * gateway's throughput is compared with.
  *
  * The parse ceiling (`mode` 'parse') is the least a validating gateway does with an agent's large
- * body: it parses the body and checks the model (in the body, or a Gemini URL's `models/{model}:`),
+ * body: it parses the body and checks the model (in the body, or a Gemini URL's `models/{model}:` in
+ * either mode),
  * then forwards the client's original bytes and the upstream's reply bytes as they are.
  *
  * Run as a child: `node --import tsx bench/node-ceiling.ts <upstream-url> <client-key> [parse]`;
@@ -43,7 +44,7 @@ export function createCeiling(upstreamUrl: string, keys: ReadonlySet<string>, mo
         return fail(response, 400, 'invalid JSON');
       }
       const url = request.url ?? '/';
-      if (typeof body['model'] !== 'string' && !(mode === 'parse' && GEMINI_MODEL.test(url))) {
+      if (typeof body['model'] !== 'string' && !GEMINI_MODEL.test(url)) {
         return fail(response, 400, 'model: required');
       }
       try {
