@@ -8,7 +8,6 @@
  */
 import { DEFAULT_MAX_TOKENS } from '../../../contracts/anthropic/messages-request.ts';
 import { withMembers } from '../json-members.ts';
-import { printedBody } from '../printed-body.ts';
 import { type BuiltRequest, clientTextOf, type RelayInput } from '../provider.ts';
 
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -36,7 +35,7 @@ export function buildAnthropicRequest(input: RelayInput): BuiltRequest {
     upstream: {
       url: `${route.channel.baseUrl}/v1/messages${clientQuery ?? ''}`,
       headers,
-      body: clientText === undefined ? printedBody(body, changed) : withMembers(clientText, changed),
+      body: clientText === undefined ? JSON.stringify({ ...body, ...changed }) : withMembers(clientText, changed),
     },
     hideUsageChunk: false,
   };

@@ -5,7 +5,6 @@
  * the URL, where logs and proxies would keep it), the model in the path, and `alt=sse` for a stream
  * so that it arrives as server-sent events rather than one JSON array.
  */
-import { printedBody } from '../printed-body.ts';
 import { type BuiltRequest, clientTextOf, type RelayInput } from '../provider.ts';
 
 export const GEMINI_API_VERSION = 'v1beta';
@@ -25,8 +24,8 @@ export function buildGeminiRequest(input: RelayInput): BuiltRequest {
         'content-type': 'application/json',
         accept: stream ? 'text/event-stream' : 'application/json',
       },
-      // A Gemini client's own bytes when the body is what it sent (the model is in the URL, not the body).
-      body: clientTextOf(input) ?? printedBody(body),
+      // The client's own bytes, or a converted body's printed text (the model is in the URL, not the body).
+      body: clientTextOf(input) ?? JSON.stringify(body),
     },
     hideUsageChunk: false,
   };

@@ -5,7 +5,6 @@
  * counts exact tokens; the usage chunk is hidden from clients that did not ask for it.
  */
 import { withMembers } from '../json-members.ts';
-import { printedBody } from '../printed-body.ts';
 import { type BuiltRequest, clientTextOf, type RelayInput } from '../provider.ts';
 
 export function buildOpenAIRequest(input: RelayInput): BuiltRequest {
@@ -28,7 +27,7 @@ export function buildOpenAIRequest(input: RelayInput): BuiltRequest {
         'content-type': 'application/json',
         accept: stream ? 'text/event-stream' : 'application/json',
       },
-      body: clientText === undefined ? printedBody(body, changed) : withMembers(clientText, changed),
+      body: clientText === undefined ? JSON.stringify({ ...body, ...changed }) : withMembers(clientText, changed),
     },
     hideUsageChunk,
   };
