@@ -2,8 +2,9 @@
  * @module bench/fake-upstream
  * The benchmark's upstream: as fast as node:http allows. Every reply is a prebuilt Buffer; the request
  * body is read but never parsed (a regex tells a streamed request from a plain one). Serves OpenAI
- * (`POST …/chat/completions`) and Anthropic (`POST …/messages`) under any path prefix, so each peer can
- * be pointed at it however it builds its URLs.
+ * (`POST …/chat/completions`), Anthropic (`POST …/messages`) and Gemini (`POST …/models/{model}:generateContent`,
+ * `:streamGenerateContent`, which streams) under any path prefix, so each peer can be pointed at it
+ * however it builds its URLs.
  *
  * Streams send the first token with the response head, then one token every `delayMs`; the finish,
  * usage and end frames follow the last token in the same write. `POST /__bench/config` with
@@ -66,6 +67,20 @@ const anthropicJson = Buffer.from(
     stop_reason: 'end_turn',
     stop_sequence: null,
     usage: { input_tokens: 14, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 12 },
+  }),
+);
+
+const geminiUsage = { promptTokenCount: 14, candidatesTokenCount: 12, totalTokenCount: 26 };
+const geminiCandidate = (text: string, finishReason?: string) => ({
+  content: { parts: [{ text }], role: 'model' },
+  ...(finishReason ? { finishReason } : {}),
+  index: 0,
+});
+const geminiJson = Buffer.from(
+  JSON.stringify({
+    candidates: [geminiCandidate('Hello! How can I help you today?', 'STOP')],
+    usageMetadata: geminiUsage,
+    modelVersion: 'gemini-2.5-flash',
   }),
 );
 
@@ -154,6 +169,19 @@ function anthropicFrames(chunks: number): StreamFrames {
   };
 }
 
+function geminiFrames(chunks: number): StreamFrames {
+  const frame = (payload: unknown) => Buffer.from(`data: ${JSON.stringify(payload)}\r\n\r\n`);
+  const tokens = Array.from({ length: chunks }, (_, index) =>
+    frame({ candidates: [geminiCandidate(tokenText(index))], modelVersion: 'gemini-2.5-flash' }),
+  );
+  const last = frame({
+    candidates: [geminiCandidate('', 'STOP')],
+    usageMetadata: { ...geminiUsage, candidatesTokenCount: chunks },
+    modelVersion: 'gemini-2.5-flash',
+  });
+  return { first: tokens[0]!, tokens: tokens.slice(1), last, lastWithUsage: last };
+}
+
 const jsonHeaders = (length: number) => ({ 'content-type': 'application/json', 'content-length': length });
 const streamHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 const modelsBody = Buffer.from(
@@ -183,11 +211,16 @@ export function createFastUpstream(initial: StreamShape = { chunks: 10, delayMs:
   configure(shape: Partial<StreamShape>): void;
 } {
   let shape = { ...initial };
-  let frames = { openai: openaiFrames(shape.chunks), anthropic: anthropicFrames(shape.chunks) };
+  const framesOf = (chunks: number) => ({
+    openai: openaiFrames(chunks),
+    anthropic: anthropicFrames(chunks),
+    gemini: geminiFrames(chunks),
+  });
+  let frames = framesOf(shape.chunks);
   const configure = (next: Partial<StreamShape>) => {
     shape = { ...shape, ...next };
     shape.chunks = Math.max(1, Math.floor(shape.chunks));
-    frames = { openai: openaiFrames(shape.chunks), anthropic: anthropicFrames(shape.chunks) };
+    frames = framesOf(shape.chunks);
   };
 
   function stream(request: IncomingMessage, response: ServerResponse, reply: StreamFrames, withUsage: boolean) {
@@ -231,6 +264,14 @@ export function createFastUpstream(initial: StreamShape = { chunks: 10, delayMs:
         return;
       }
       const isChat = url.endsWith('/chat/completions');
+      if (url.includes(':generateContent')) {
+        response.writeHead(200, jsonHeaders(geminiJson.length)).end(geminiJson);
+        return;
+      }
+      if (url.includes(':streamGenerateContent')) {
+        stream(request, response, frames.gemini, true);
+        return;
+      }
       if (!isChat && !url.endsWith('/messages')) {
         response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
         return;

@@ -2,7 +2,7 @@
  * @module bench/gateway-targets
  * (c) This gateway as it ships: the bundle `npm start` runs (built at the start of every bench run),
  * with the environment and Node flags of package.json's start script, on a fresh DATA_DIR, with an
- * OpenAI and an Anthropic channel on the fake upstream and a user and key created through the console
+ * OpenAI, an Anthropic and a Gemini channel on the fake upstream and a user and key created through the console
  * API. In the cluster the gateway runs its serving role (`--role=gateway`) beside a projector
  * process, as a deployment would; the gateway's own process is the one measured.
  */
@@ -13,6 +13,7 @@ import { type Child, freePort, ROOT, servicePids, spawnCommand, WORK, waitForHtt
 import {
   ANTHROPIC_MODEL,
   anthropicAt,
+  GEMINI_MODEL,
   nodeVersion,
   OPENAI_MODEL,
   openaiAt,
@@ -49,6 +50,11 @@ function gatewayConfig(directory: string, upstreamUrl: string): string {
       `    base_url: ${upstreamUrl}`,
       `    api_key: ${UPSTREAM_KEY}`,
       `    models: [${ANTHROPIC_MODEL}]`,
+      '  - name: bench-gemini',
+      '    type: gemini',
+      `    base_url: ${upstreamUrl}`,
+      `    api_key: ${UPSTREAM_KEY}`,
+      `    models: [${GEMINI_MODEL}]`,
       '',
     ].join('\n'),
   );

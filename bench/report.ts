@@ -7,6 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { AgentWorkloadsResult } from './agent-workloads.ts';
 import type { StreamShape } from './fake-upstream.ts';
 import type { HoldResult, LatencyResult, StreamResult } from './load.ts';
 import type { PairedResult } from './paired.ts';
@@ -15,6 +16,7 @@ import type { OverviewResult, ProjectorResult } from './pipeline.ts';
 import type { ClickHousePipeline, ClickHousePlan } from './pipeline-clickhouse.ts';
 import { WORK } from './processes.ts';
 import type { ProfileSummary } from './profile.ts';
+import { agentGoals, agentSection } from './report-agents.ts';
 import { chartSvg, renderPng } from './report-chart.ts';
 import { added, measured } from './report-figures.ts';
 import { formatSection, pairedSection } from './report-formats.ts';
@@ -95,6 +97,8 @@ export interface BenchResults {
   paired?: PairedResult[];
   /** added latency at c=1 from windows alternating with the ceiling's (absent in quick runs and older saved results) */
   pairedLatency?: PairedLatencyResult[];
+  /** agent-sized bodies beside the parse and Node ceilings (absent in older saved results) */
+  agents?: AgentWorkloadsResult | null;
   /** the gateway under sustained load beside a CPU hog (absent in older saved results) */
   sustained?: SustainedPhase | null;
   errors: string[];
@@ -187,6 +191,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     pairedSection(bench),
     formatSection(bench, 'openai'),
     formatSection(bench, 'anthropic'),
+    ...(bench.agents ? agentSection(bench.agents) : []),
     sustainedSection(bench.sustained),
     pipelineSection(bench),
     profileSection(bench, flame),
@@ -200,7 +205,7 @@ export function markdown(bench: BenchResults, chart: string | null, flame: strin
     '',
     '- Portkey is installed on first use with `npm ci --prefix bench/peers/portkey` (pinned in `bench/peers/portkey/package-lock.json`), started with `node …/@portkey-ai/gateway/build/start-server.js --port=<port> --headless`, and called with `x-portkey-provider` and `x-portkey-custom-host` pointing at the fake upstream.',
     "- LiteLLM is installed on first use with `python3 -m venv .bench/litellm-venv && .bench/litellm-venv/bin/pip install 'litellm[proxy]==<pinned>'` (see `bench/targets.ts`), and started with `litellm --config .bench/litellm-config.yaml --num_workers 2`: two models pointing at the fake upstream, no database, no master key, no callbacks, no retries.",
-    "- The gateway runs as `npm start` runs it: the bundle `dist/gateway/main.js` (built at the start of the run) with the environment and Node flags of package.json's start script, on a fresh temporary `DATA_DIR` (embedded SQLite store, events on), with an OpenAI and an Anthropic channel on the fake upstream, and a user and key created through the console API (`bench/gateway-targets.ts`).",
+    "- The gateway runs as `npm start` runs it: the bundle `dist/gateway/main.js` (built at the start of the run) with the environment and Node flags of package.json's start script, on a fresh temporary `DATA_DIR` (embedded SQLite store, events on), with an OpenAI, an Anthropic and a Gemini channel on the fake upstream, and a user and key created through the console API (`bench/gateway-targets.ts`).",
     '- Peers run as configured here, without key checks (Portkey has no key store; LiteLLM has no master key or database), so they do less work per request than the gateway. Portkey 1.15.2 holds the first chunk of every stream for 25 ms (a `setTimeout(…, 25)` in its stream reader), which sets a floor under its time to first token; its `@hono/node-server` is pinned to 1.13.8 because later releases make Portkey answer every streamed request with a 500.',
     '- The gateway (cluster) entry runs when `KAFKA_BROKERS`, `CLICKHOUSE_URL` and `REDIS_URL` are set (`eval "$(scripts/services up)"` starts the three servers and sets them): the same bundle with `--role=gateway`, beside a projector process; otherwise it is reported as not available.',
     '',
@@ -275,6 +280,11 @@ export function printSummary(bench: BenchResults): void {
   lines.push('-- targets');
   for (const goal of evaluateGoals(bench)) {
     lines.push(`  ${(goal.met === null ? '—' : goal.met ? 'met' : 'MISSED').padEnd(7)} ${goal.goal}: ${goal.measured}`);
+  }
+  for (const goal of bench.agents ? agentGoals(bench.agents) : []) {
+    lines.push(
+      `  ${(goal.met ? 'met' : 'MISSED').padEnd(7)} agent ${goal.label} ${goal.limit}: ${fixed(goal.measured)}`,
+    );
   }
   console.log(lines.join('\n'));
 }

@@ -6,7 +6,7 @@
  * the other against the same upstream, so only ratios within a run mean anything.
  *
  * Options: --quick, --only=upstream,ceiling,gateway,… (ids), --profile (also in quick mode), --no-profile,
- * --no-pipeline, --no-peers, --no-sustained, --scale=<factor> (shorter timed phases, for trying it out),
+ * --no-pipeline, --no-peers, --no-sustained, --no-agents, --scale=<factor> (shorter timed phases, for trying it out),
  * --render=.bench/benchmarks.json (write the report again from the last run's saved results),
  * --out=<dir> (where the report goes; default docs/ for a full run).
  *
@@ -18,11 +18,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type AgentWorkloadsResult, measureAgentWorkloads } from './agent-workloads.ts';
 import { gatewayClusterTarget, gatewayEmbeddedTarget } from './gateway-targets.ts';
 import { closedLoop, holdStreams, type LoadOptions, streamLoop } from './load.ts';
 import { measurePipeline } from './measure-pipeline.ts';
 import { measurePaired, type PairedResult } from './paired.ts';
 import { measurePairedLatency, type PairedLatencyResult } from './paired-latency.ts';
+import { agentPlan, PAIRED, PAIRED_LATENCY, runPlan } from './plans.ts';
 import { forkTs, ROOT, threadCpuMs, treeCpuMs, treeRss, WORK } from './processes.ts';
 import { profileGateway } from './profile-run.ts';
 import {
@@ -55,80 +57,12 @@ const quick = argv.includes('--quick');
 const only = option('only')?.split(',');
 const withPeers = !argv.includes('--no-peers');
 const withPipeline = !argv.includes('--no-pipeline');
+const withAgents = !argv.includes('--no-agents') && (!only || only.includes('gateway'));
 const withSustained = !argv.includes('--no-sustained') && (!only || only.includes('gateway'));
 const withProfile = argv.includes('--profile') || (!quick && !argv.includes('--no-profile'));
 const outDirectory = option('out') ?? (quick ? WORK : path.join(ROOT, 'docs'));
 
-const plan: Plan = quick
-  ? {
-      warmupMs: 300,
-      latencyMs: 1000,
-      throughputMs: 1500,
-      concurrency: 64,
-      streamWarmupMs: 200,
-      streamMs: 1000,
-      streamShape: { chunks: 6, delayMs: 5 },
-      holdStreams: 1000,
-      holdShape: { chunks: 10, delayMs: 200 },
-      formats: ['openai'],
-      profileMs: 5000,
-      projectorRequests: 5_000,
-      overviewRequests: 10_000,
-      overviewRuns: 10,
-      overviewBudgetMs: 1_000,
-      clickhouse: {
-        projectorRequests: 10_000,
-        projectorSustainSeconds: 10,
-        overviewRequests: 200_000,
-        overviewRuns: 5,
-        overviewBudgetMs: 1_000,
-        liveWrites: { fillLevels: [0, 100_000], writeRequests: 600, writes: 3 },
-      },
-    }
-  : {
-      warmupMs: 5000,
-      latencyMs: 5000,
-      throughputMs: 10_000,
-      concurrency: 64,
-      streamWarmupMs: 1000,
-      streamMs: 8000,
-      streamShape: { chunks: 6, delayMs: 5 },
-      holdStreams: 1000,
-      holdShape: { chunks: 20, delayMs: 250 },
-      formats: ['openai', 'anthropic'],
-      profileMs: 10_000,
-      projectorRequests: 100_000,
-      overviewRequests: 1_000_000,
-      overviewRuns: 20,
-      overviewBudgetMs: 60_000,
-      clickhouse: {
-        // 6 million events: more than 60 s of work up to 100,000 events/s. A fast host drained the
-        // earlier 3.6 million in 42 s (83,693 events/s), too short a span for the target to be judged.
-        projectorRequests: 3_000_000,
-        projectorSustainSeconds: 60,
-        overviewRequests: 10_000_000,
-        // A 95th percentile of 20 runs is their second slowest; of 60, their fourth.
-        overviewRuns: 60,
-        overviewBudgetMs: 60_000,
-        // A steady 600 requests/s: about 2 million requests in an hour.
-        liveWrites: { fillLevels: [0, 500_000, 2_000_000], writeRequests: 600, writes: 5 },
-      },
-    };
-
-/** Alternating c=64 windows for the ratios (full runs only); one pair's ratio moves by ±0.1 here. */
-const PAIRED = { rounds: 7, windowMs: 3000, windowWarmupMs: 1000, warmupMs: 2000, concurrency: 64 };
-
-/** Alternating c=1 windows for the added latency (full runs only): a 99th percentile needs a few thousand requests a window. */
-const PAIRED_LATENCY = {
-  rounds: 7,
-  windowMs: 4000,
-  windowWarmupMs: 500,
-  warmupMs: 2000,
-  clusterSettleMs: 1500,
-  // A stream lasts about 30 ms and follows one straight to the upstream: about 60 streams a window.
-  streamWindowMs: 4000,
-  streamWindowWarmupMs: 300,
-};
+const plan: Plan = runPlan(quick);
 
 const scale = Number(option('scale') ?? 1);
 if (scale !== 1) {
@@ -298,6 +232,24 @@ async function measureTarget(target: Target, context: BenchContext, direct: Runn
   return result;
 }
 
+/** The agent workloads (agent-workloads.ts); a failed request or a failure to start is an error of the run. */
+async function agentPhase(upstreamUrl: string): Promise<AgentWorkloadsResult | null> {
+  try {
+    const result = await measureAgentWorkloads(upstreamUrl, agentPlan(quick), log);
+    for (const each of result.workloads) {
+      const failed = each.targets.reduce((sum, target) => sum + target.errors, 0);
+      if (failed)
+        errors.push(
+          `agent ${each.workload.id}: ${failed} failed requests, first: ${each.targets.find((t) => t.firstError)?.firstError}`,
+        );
+    }
+    return result;
+  } catch (error) {
+    errors.push(`agent workloads: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}
+
 /** `--render=<results.json>`: writes the report again from a saved run (no measuring). */
 async function render(file: string): Promise<number> {
   const bench = JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
@@ -332,6 +284,7 @@ async function main(): Promise<number> {
   let pairedLatency: PairedLatencyResult[] = [];
   let pipeline: PipelineResults | null = null;
   let sustained: SustainedPhase | null = null;
+  let agents: AgentWorkloadsResult | null = null;
   try {
     const direct = await upstreamTarget({ url: upstreamUrl, pid: upstream.child.pid }).start(context);
     for (const target of targets) results.push(await measureTarget(target, context, direct));
@@ -339,6 +292,7 @@ async function main(): Promise<number> {
     if (!quick) {
       pairedLatency = await measurePairedLatency(targets, results, direct, context, PAIRED_LATENCY, log, errors);
     }
+    if (withAgents) agents = await agentPhase(upstreamUrl);
     if (withSustained) sustained = await sustainedPhase(context, quick, errors);
     if (withProfile && (!only || only.includes('gateway'))) {
       try {
@@ -365,6 +319,7 @@ async function main(): Promise<number> {
     paired,
     pairedLatency,
     sustained,
+    agents,
     pipeline,
     profile,
     errors,

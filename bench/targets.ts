@@ -62,6 +62,7 @@ export const CLIENT_KEY = 'sk-bench-ceiling-key-0123456789abcdef';
 export const UPSTREAM_KEY = 'upstream-key-0123456789abcdef';
 export const OPENAI_MODEL = 'gpt-4o-mini';
 export const ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+export const GEMINI_MODEL = 'gemini-2.5-flash';
 
 export function requestShape(target: RunningTarget, format: 'openai' | 'anthropic', stream: boolean): RequestShape {
   const endpoint = target[format]!;

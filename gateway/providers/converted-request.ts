@@ -11,6 +11,11 @@ import type { ReadRequest } from './read-request.ts';
 
 export interface ConvertedRequest extends WrittenRequest {
   neutral: NeutralRequest;
+  /**
+   * `body` as JSON, printed by the first attempt and sent by every attempt (with only its channel's
+   * model written in place, json-members.ts): on an agent's turn the print costs as much as the parse.
+   */
+  text?: string;
 }
 
 /**

@@ -56,10 +56,14 @@ export function convertingProvider(format: IngressFormat, kind: UpstreamKind, ta
 
   return {
     buildRequest(input) {
-      const { body, warnings } = convert(input);
+      const converted = convert(input);
+      const { body, warnings } = converted;
+      converted.text ??= JSON.stringify(body);
       // The query string is the client format's (`?beta=true`): the kind's own URL takes none of it.
       const headers = format.passHeaders ? input.clientHeaders : {};
-      const built = kind.buildRequest({ ...input, body, clientHeaders: headers, clientQuery: '' });
+      // The printed body stands for the client's text: the kind's builder edits it rather than print again.
+      const client = { body, text: converted.text };
+      const built = kind.buildRequest({ ...input, body, client, clientHeaders: headers, clientQuery: '' });
       const hideUsageChunk = format.hidesUsage ? format.hidesUsage(input.body) : built.hideUsageChunk;
       return withWarnings({ ...built, hideUsageChunk }, warnings);
     },

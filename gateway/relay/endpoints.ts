@@ -15,7 +15,7 @@ import type { Provider, RelayInput, TokenCounts } from '../providers/provider.ts
 import { bearerKey } from './authenticate.ts';
 import type { ChannelRouter, Route } from './channel-router.ts';
 import type { GatewayError } from './errors.ts';
-import { chatCompletionCertainlyValid, messagesCertainlyValid } from './quick-check.ts';
+import { chatCompletionCertainlyValid, messagesCertainlyValid, responsesCertainlyValid } from './quick-check.ts';
 import type { AttemptTiming, RelayCall } from './relay-call.ts';
 import type { RelayDependencies } from './relay-handler.ts';
 import { anthropicErrorBody, openAIErrorBody } from './render-error.ts';
@@ -32,7 +32,7 @@ export interface EndpointSpec {
    * rest, and a converted channel's reader checks the contract it reads (read-request.ts).
    */
   schema: z.ZodType<Record<string, unknown>>;
-  /** A fast check that says true only for bodies `schema` accepts (quick-check.ts); else `schema` decides. */
+  /** `schema` checked by hand in place (quick-check.ts); when it says no, `schema` decides and words the error. */
   certainlyValid(body: Record<string, unknown>): boolean;
   /** the client's key, from its headers or, for formats that allow it, the URL's query (`?key=`) */
   keyOf(headers: Headers, url?: string): string | null;
@@ -114,8 +114,7 @@ export const messagesEndpoint: EndpointSpec = {
 export const responsesEndpoint: EndpointSpec = {
   name: 'responses',
   schema: responsesEnvelopeSchema,
-  // Every body goes through the envelope: the Responses input is too varied for a hand check to pay.
-  certainlyValid: () => false,
+  certainlyValid: responsesCertainlyValid,
   keyOf: (headers) => bearerKey(single(headers['authorization'])),
   keyHint: '`Authorization: Bearer sk-...`',
   providers: providersFor('responses'),

@@ -16,6 +16,7 @@ import { providersFor } from '../providers/index.ts';
 import { bearerKey } from './authenticate.ts';
 import type { EndpointSpec } from './endpoints.ts';
 import { GatewayError } from './errors.ts';
+import { generateContentCertainlyValid } from './quick-check.ts';
 import { DEFAULT_COMPLETION_ALLOWANCE } from './quota.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -92,7 +93,7 @@ export const generateContentEndpoint: EndpointSpec = {
   ...geminiShared,
   name: 'gemini.generateContent',
   schema: generateContentEnvelopeSchema,
-  certainlyValid: () => false,
+  certainlyValid: generateContentCertainlyValid,
   providers: providersFor('gemini.generateContent'),
   completionAllowance: generationAllowance,
   target(url) {

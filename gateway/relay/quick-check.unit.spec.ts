@@ -1,14 +1,21 @@
 /**
- * The hand check of common bodies against the zod contracts, which stay the source of truth: over
- * generated bodies (plain ones, and ones with a wrong type, range, role, content shape or an unknown
- * field anywhere), the hand check never accepts what the contract refuses, and it does accept the
- * plain bodies SDKs send, so the relay's fast path is really taken.
+ * The hand checks of the endpoints' envelopes against the zod envelopes, which stay the source of
+ * truth: over generated bodies (plain ones, and ones with a wrong type, range, role, message shape or
+ * an unknown field), each hand check gives the schema's answer, and it accepts an agent's turn (tool
+ * calls, tool results, content parts, a tool list) without zod.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { messagesRequestSchema } from '../../contracts/anthropic/messages-request.ts';
-import { chatCompletionRequestSchema } from '../../contracts/openai/chat-request.ts';
-import { chatCompletionCertainlyValid, messagesCertainlyValid } from './quick-check.ts';
+import { messagesEnvelopeSchema } from '../../contracts/anthropic/messages-request.ts';
+import { generateContentEnvelopeSchema } from '../../contracts/gemini/client-request.ts';
+import { chatCompletionEnvelopeSchema } from '../../contracts/openai/chat-request.ts';
+import { responsesEnvelopeSchema } from '../../contracts/openai/responses-request.ts';
+import {
+  chatCompletionCertainlyValid,
+  generateContentCertainlyValid,
+  messagesCertainlyValid,
+  responsesCertainlyValid,
+} from './quick-check.ts';
 
 /** Values of every JSON kind, near and past the contracts' bounds. */
 const anyValue = fc.oneof(
@@ -48,136 +55,183 @@ const anyMessage = fc.record(
 
 /**
  * Bodies built from valid values (each optional field present or not), then changed in up to two
- * places: a field set to any value (the unknown ones included), or a message replaced by any message.
+ * places: a field set to any value (the unknown ones included), or an item of the list replaced by
+ * any item.
  */
-function bodies(valid: Record<string, readonly unknown[]>, goodRoles: readonly string[]) {
-  const goodMessage = fc.record(
-    { role: fc.constantFrom(...goodRoles), content: fc.string({ maxLength: 12 }) },
-    { requiredKeys: ['role', 'content'] },
-  );
+function bodies(
+  valid: Record<string, readonly unknown[]>,
+  list: { field: string; good: fc.Arbitrary<unknown>; required: string[] },
+) {
   const shape: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [field, values] of Object.entries(valid)) shape[field] = fc.constantFrom(...values);
-  shape['messages'] = fc.array(goodMessage, { minLength: 1, maxLength: 3 });
-  const fields = [...Object.keys(shape), 'tools', 'response_format', 'metadata', 'thinking', 'unknown_field'];
+  shape[list.field] = fc.array(list.good, { minLength: 1, maxLength: 3 });
+  const fields = [...Object.keys(shape), 'tools', 'response_format', 'metadata', 'unknown_field'];
   const change = fc.oneof(
     fc.tuple(fc.constant('field'), fc.constantFrom(...fields), anyValue),
-    fc.tuple(fc.constant('message'), fc.nat(3), anyMessage),
+    fc.tuple(fc.constant('item'), fc.nat(3), fc.oneof(anyMessage, anyValue)),
   );
   return fc
-    .tuple(fc.record(shape, { requiredKeys: ['model', 'messages'] }), fc.array(change, { maxLength: 2 }))
+    .tuple(fc.record(shape, { requiredKeys: list.required }), fc.array(change, { maxLength: 2 }))
     .map(([body, changes]) => {
-      const changed: Record<string, unknown> = { ...body, messages: [...(body['messages'] as unknown[])] };
+      const changed: Record<string, unknown> = { ...body };
       for (const [kind, where, value] of changes) {
         if (kind === 'field') changed[where as string] = value;
-        else if (Array.isArray(changed['messages'])) (changed['messages'] as unknown[])[where as number] = value;
+        else if (Array.isArray(changed[list.field])) {
+          // A copy: the list may be one of the generator's shared constants.
+          const items = [...(changed[list.field] as unknown[])];
+          items[where as number] = value;
+          changed[list.field] = items;
+        }
       }
       return changed;
     });
 }
 
-const chatValid = {
-  model: ['gpt-4o-mini'],
-  stream: [true, false, null],
-  stream_options: [{ include_usage: true }, {}, null],
-  temperature: [0, 0.7, 2, null],
-  top_p: [0, 1, 0.9],
-  n: [1, 128],
-  max_tokens: [1, 64, 2 ** 53 - 1],
-  max_completion_tokens: [1, 4096],
-  stop: ['\n', null],
-  presence_penalty: [-2, 0, 2],
-  frequency_penalty: [-1.5, 2],
-  parallel_tool_calls: [true, null],
-  seed: [-3, 0, 42],
-  logprobs: [false],
-  top_logprobs: [0, 20],
-  user: ['u-1', ''],
-};
-const messagesValid = {
-  model: ['claude-sonnet-4-5'],
-  max_tokens: [1, 1024],
-  system: ['Be brief.', ''],
-  stop_sequences: [[], ['\n\n']],
-  stream: [true, false],
-  temperature: [0, 1, 0.5],
-  top_p: [0, 1],
-  top_k: [0, 40],
+const message = (roles: string[]) =>
+  fc.record({ role: fc.constantFrom(...roles), content: fc.oneof(fc.string({ maxLength: 12 }), anyValue) });
+
+const toolCall = { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } };
+const tool = {
+  type: 'function',
+  function: { name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: {} } },
 };
 
-describe.each([
+interface Case {
+  name: string;
+  check: (body: Record<string, unknown>) => boolean;
+  schema: { safeParse(value: unknown): { success: boolean } };
+  valid: Record<string, readonly unknown[]>;
+  list: { field: string; good: fc.Arbitrary<unknown>; required: string[] };
+  agent: Record<string, unknown>;
+}
+
+describe.each<Case>([
   {
     name: 'chat completions',
-    certainlyValid: chatCompletionCertainlyValid,
-    schema: chatCompletionRequestSchema,
-    valid: chatValid,
-    roles: ['system', 'developer', 'user', 'assistant'],
-    plain: {
+    check: chatCompletionCertainlyValid,
+    schema: chatCompletionEnvelopeSchema,
+    valid: {
+      model: ['gpt-4o-mini'],
+      stream: [true, false, null],
+      stream_options: [{ include_usage: true }, {}, null, { include_usage: 1 }],
+      temperature: [0, 0.7, 2, null],
+      n: [1, 128],
+      max_tokens: [1, 64, 2 ** 53 - 1],
+      max_completion_tokens: [1, 4096],
+      presence_penalty: [-2, 0, 2],
+      frequency_penalty: [-1.5, 2],
+      tools: [[], [tool]],
+    },
+    list: {
+      field: 'messages',
+      good: message(['system', 'user', 'assistant', 'tool']),
+      required: ['model', 'messages'],
+    },
+    agent: {
       model: 'gpt-4o-mini',
       messages: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: 'Hello', name: 'ada' },
-        { role: 'assistant', content: 'Hi!' },
-        { role: 'user', content: '' },
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: [{ type: 'text', text: 'Fix the test.' }] },
+        { role: 'assistant', content: null, tool_calls: [toolCall] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'export const a = 1;' },
       ],
-      stream: true,
-      stream_options: { include_usage: true },
-      temperature: 0.7,
-      max_tokens: 64,
-      seed: -3,
-      user: 'u-1',
+      tools: [tool],
+      max_tokens: 1024,
     },
   },
   {
     name: 'messages',
-    certainlyValid: messagesCertainlyValid,
-    schema: messagesRequestSchema,
-    valid: messagesValid,
-    roles: ['user', 'assistant'],
-    plain: {
+    check: messagesCertainlyValid,
+    schema: messagesEnvelopeSchema,
+    valid: { model: ['claude-sonnet-4-5'], max_tokens: [1, 1024], stream: [true, false], system: ['Be brief.'] },
+    list: { field: 'messages', good: message(['user', 'assistant']), required: ['model', 'messages'] },
+    agent: {
       model: 'claude-sonnet-4-5',
       max_tokens: 1024,
-      system: 'Be brief.',
+      system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
+      tools: [{ name: 'read_file', description: 'Reads a file', input_schema: { type: 'object' } }],
       messages: [
-        { role: 'user', content: 'Hello' },
-        { role: 'assistant', content: 'Hi!' },
-        { role: 'user', content: 'More' },
+        { role: 'user', content: 'Fix the test.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export const a = 1;' }] },
       ],
-      stream: true,
-      temperature: 1,
-      stop_sequences: ['\n\n'],
     },
   },
-])('the hand check of $name bodies', ({ certainlyValid, schema, valid, roles: goodRoles, plain }) => {
-  it('never accepts a body the zod contract refuses, and accepts a good share of those it takes', () => {
+  {
+    name: 'responses',
+    check: responsesCertainlyValid,
+    schema: responsesEnvelopeSchema,
+    valid: {
+      model: ['gpt-4o-mini'],
+      input: ['Hello'],
+      stream: [true, null],
+      store: [false, null],
+      previous_response_id: ['resp_1', null],
+      max_output_tokens: [1, 1024, null],
+    },
+    list: { field: 'input', good: message(['user', 'assistant']), required: ['model'] },
+    agent: {
+      model: 'gpt-4o-mini',
+      instructions: 'You are a coding agent.',
+      tools: [{ type: 'function', name: 'read_file', parameters: { type: 'object' } }],
+      input: [
+        { role: 'user', content: 'Fix the test.' },
+        { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'export const a = 1;' },
+      ],
+    },
+  },
+  {
+    name: 'Gemini generateContent',
+    check: generateContentCertainlyValid,
+    schema: generateContentEnvelopeSchema,
+    valid: { generationConfig: [{ maxOutputTokens: 64 }, { candidateCount: 2 }, {}, { maxOutputTokens: 0 }] },
+    list: {
+      field: 'contents',
+      good: fc.record({
+        role: fc.constantFrom('user', 'model'),
+        parts: fc.oneof(fc.constant([{ text: 'hi' }]), anyValue),
+      }),
+      required: ['contents'],
+    },
+    agent: {
+      systemInstruction: { parts: [{ text: 'You are a coding agent.' }] },
+      tools: [{ functionDeclarations: [{ name: 'read_file', parameters: { type: 'object' } }] }],
+      contents: [
+        { role: 'user', parts: [{ text: 'Fix the test.' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { path: 'a' } } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { content: 'a' } } }] },
+      ],
+    },
+  },
+])('the hand check of the $name envelope', ({ check, schema, valid, list, agent }) => {
+  it("gives the zod envelope's answer for every generated body, and accepts a good share of them", () => {
     let accepted = 0;
     fc.assert(
-      fc.property(bodies(valid, goodRoles), (body) => {
+      fc.property(bodies(valid, list), (body) => {
         // Through JSON, as the relay gets it.
         const parsed = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
-        if (certainlyValid(parsed)) {
-          accepted++;
-          expect(schema.safeParse(parsed).success).toBe(true);
-        }
+        const expected = schema.safeParse(parsed).success;
+        expect(check(parsed)).toBe(expected);
+        if (expected) accepted++;
       }),
       { numRuns: 20_000, seed: 7 },
     );
-    // Bodies the hand check takes must come up often enough for the property to say something.
+    // Bodies the envelope takes must come up often enough for the property to say something.
     expect(accepted).toBeGreaterThan(2_000);
   });
 
-  it('accepts the plain bodies SDKs send', () => {
-    expect(schema.safeParse(plain).success).toBe(true);
-    expect(certainlyValid(plain)).toBe(true);
+  it("accepts an agent's turn (tool calls, tool results, a tool list) without the zod envelope", () => {
+    expect(schema.safeParse(agent).success).toBe(true);
+    expect(check(agent)).toBe(true);
   });
 
-  it('leaves to the contract what it does not know', () => {
-    const withProto = JSON.parse(`{"__proto__": {"x": 1}, ${JSON.stringify(plain).slice(1)}`);
-    expect(certainlyValid(withProto)).toBe(false);
-    expect(certainlyValid({ ...plain, tools: [] })).toBe(false);
-    expect(certainlyValid({ ...plain, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })).toBe(
-      false,
-    );
-    expect(certainlyValid({ ...plain, messages: [] })).toBe(false);
-    expect(certainlyValid({ ...plain, model: '' })).toBe(false);
+  it('refuses what the envelope refuses, including a key named __proto__ that hides nothing', () => {
+    const withProto = JSON.parse(`{"__proto__": {"x": 1}, ${JSON.stringify(agent).slice(1)}`);
+    expect(check(withProto)).toBe(schema.safeParse(withProto).success);
+    const broken = { ...agent, [list.field]: 5 };
+    expect(check(broken)).toBe(false);
+    expect(schema.safeParse(broken).success).toBe(false);
+    expect(check({ ...agent, [list.field]: [...(agent[list.field] as unknown[]), 'text'] })).toBe(false);
   });
 });

@@ -25,7 +25,8 @@ import type { SseEvent, StreamOutcome, StreamRelay } from '../providers/provider
 import { failFrames, finishFrames, type StreamFailure } from '../providers/provider-extensions.ts';
 import { inputItemsOf } from '../providers/responses/continuation.ts';
 import { responseId as ownResponseId } from '../providers/responses/response-frame.ts';
-import { channelSecrets, scrubJsonText, scrubKnownSecrets } from '../security/scrub-secrets.ts';
+import { channelSecrets } from '../security/scrub-secrets.ts';
+import { scrubbedEvent } from '../security/scrubbed-event.ts';
 import type { RelayCall, UpstreamExchange } from './relay-call.ts';
 
 /** The largest stored turn (its event as JSON): a Kafka message holds 1 MiB, and Redis keeps it in memory. */
@@ -126,17 +127,17 @@ async function keep(
   if (!event) return null;
   // What the upstream answered is not trusted: the channel's keys never reach the log. Nothing else is
   // taken out: a user's own credential-shaped text is their conversation, kept and sent back as written.
-  const text = scrubJsonText(JSON.stringify(event), channelSecrets(exchange.route.channel), scrubKnownSecrets);
-  if (Buffer.byteLength(text) > STORED_RESPONSE_LIMIT_BYTES) {
+  const kept = scrubbedEvent(event, channelSecrets(exchange.route.channel));
+  if (kept.bytes > STORED_RESPONSE_LIMIT_BYTES) {
     log.warn('response not stored: over the size limit', { requestId: call.record.requestId });
     return `response not stored: this turn is over the ${STORED_RESPONSE_LIMIT_BYTES / 1024} KiB a stored response may hold`;
   }
   try {
-    if (!(await state.roomFor(event.body.userId, Buffer.byteLength(text)))) {
+    if (!(await state.roomFor(event.body.userId, kept.bytes))) {
       log.warn('response not stored: the account is at its storage limit', { requestId: call.record.requestId });
       return `response not stored: this account's stored responses are at their limit of ${state.accountLimitBytes / 1024 / 1024} MiB (STORED_RESPONSES_ACCOUNT_LIMIT_BYTES); delete some with DELETE /v1/responses/{id} or send store: false`;
     }
-    await state.record(JSON.parse(text) as StoredEvent);
+    await state.record(kept.event);
     return null;
   } catch (error) {
     log.error('response not stored', { requestId: call.record.requestId, error: String(error) });

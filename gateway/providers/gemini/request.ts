@@ -5,7 +5,7 @@
  * the URL, where logs and proxies would keep it), the model in the path, and `alt=sse` for a stream
  * so that it arrives as server-sent events rather than one JSON array.
  */
-import type { BuiltRequest, RelayInput } from '../provider.ts';
+import { type BuiltRequest, clientTextOf, type RelayInput } from '../provider.ts';
 
 export const GEMINI_API_VERSION = 'v1beta';
 
@@ -14,7 +14,8 @@ export function geminiUrl(baseUrl: string, model: string, stream: boolean): stri
   return `${baseUrl}/${GEMINI_API_VERSION}/models/${encodeURIComponent(model)}:${method}`;
 }
 
-export function buildGeminiRequest({ route, body, stream }: RelayInput): BuiltRequest {
+export function buildGeminiRequest(input: RelayInput): BuiltRequest {
+  const { route, body, stream } = input;
   return {
     upstream: {
       url: geminiUrl(route.channel.baseUrl, route.upstreamModel, stream),
@@ -23,7 +24,8 @@ export function buildGeminiRequest({ route, body, stream }: RelayInput): BuiltRe
         'content-type': 'application/json',
         accept: stream ? 'text/event-stream' : 'application/json',
       },
-      body: JSON.stringify(body),
+      // The client's own bytes, or a converted body's printed text (the model is in the URL, not the body).
+      body: clientTextOf(input) ?? JSON.stringify(body),
     },
     hideUsageChunk: false,
   };

@@ -14,6 +14,7 @@ import type {
 import type { NeutralRequest, NeutralToolChoice } from '../../../contracts/neutral/request.ts';
 import { EFFORT_BUDGETS } from '../conversion/thinking.ts';
 import type { WrittenRequest } from '../kinds.ts';
+import { cachedByToolList } from '../tool-list-cache.ts';
 import { geminiSchema } from './json-schema.ts';
 import { writeContents } from './write-contents.ts';
 
@@ -26,8 +27,9 @@ export const MAX_STOP_SEQUENCES = 5;
  */
 export const THINKING_BUDGETS = { minimal: 512, ...EFFORT_BUDGETS } as const;
 
-function declarations(request: NeutralRequest, warnings: string[]): GeminiFunctionDeclaration[] {
-  return request.tools.map((tool, index) => {
+/** The tools as function declarations, kept per tool list (tool-list-cache.ts): agents repeat theirs every turn. */
+const declarations = cachedByToolList((tools, warnings): GeminiFunctionDeclaration[] =>
+  tools.map((tool, index) => {
     const parameters = tool.parameters
       ? geminiSchema(tool.parameters, { param: `tools[${index}].parameters`, warnings })
       : undefined;
@@ -38,8 +40,8 @@ function declarations(request: NeutralRequest, warnings: string[]): GeminiFuncti
       ...(tool.description && { description: tool.description }),
       ...(hasArguments && { parameters }),
     };
-  });
-}
+  }),
+);
 
 function toolConfig(choice: NeutralToolChoice): GeminiToolConfig {
   if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
@@ -78,7 +80,7 @@ export function writeGeminiRequest(request: NeutralRequest): WrittenRequest {
   const system = request.system.filter((text) => text !== '');
   if (system.length > 0) body.systemInstruction = { parts: system.map((text) => ({ text })) };
   if (request.tools.length > 0) {
-    body.tools = [{ functionDeclarations: declarations(request, warnings) }];
+    body.tools = [{ functionDeclarations: declarations(request.tools, warnings) }];
     if (request.toolChoice !== undefined) body.toolConfig = toolConfig(request.toolChoice);
   }
   const config = generationConfig(request, warnings);
