@@ -11,6 +11,9 @@ import { type ConsolePage, clearArtifacts, launchBrowser, openPage, screenshot }
 import { buildConsole } from './support/build-console.ts';
 
 const USER = { email: 'keys@example.com', password: 'correct horse battery' };
+const ADMIN = { email: 'keys-admin@example.com', password: 'admin password 1' };
+/** A person whose account budget (not a key's) is spent. */
+const SPENDER = { email: 'spender@example.com', password: 'another horse battery' };
 const ARTIFACTS = 'keys';
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 360, height: 740 };
@@ -19,6 +22,7 @@ let harness: Harness;
 let browser: Browser;
 let client: ConsoleClient;
 let spentKey: string;
+let spenderKey: string;
 const opened: ConsolePage[] = [];
 
 async function chat(apiKey: string): Promise<{ status: number; code: string | undefined }> {
@@ -37,6 +41,7 @@ beforeAll(async () => {
   const { startHarness } = await import('../support/gateway-harness.ts');
   // A dear price, so that one call spends more than the budget set after it.
   harness = await startHarness({
+    environment: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password },
     configLines: ['prices:', '  gpt-4o-mini: { input_per_million: 100, output_per_million: 200 }'],
   });
   client = new ConsoleClient(harness.baseUrl);
@@ -61,6 +66,18 @@ beforeAll(async () => {
   // The newest key, first in the server's order: revoked, it must still sort after the active ones.
   const old = await client.createToken('revoked last week');
   expect((await client.call('DELETE', `/api/tokens/${old.id}`)).status).toBe(200);
+  // The account's budget, set by an administrator after its first call, is spent; its key's own is not.
+  const spender = new ConsoleClient(harness.baseUrl);
+  await spender.register(SPENDER.email, SPENDER.password);
+  spenderKey = (await spender.createToken('my only key')).key;
+  expect((await chat(spenderKey)).status).toBe(200);
+  await harness.runtime.publisher.flush();
+  await harness.runtime.stores.sync.caughtUp();
+  const admin = new ConsoleClient(harness.baseUrl);
+  await admin.call('POST', '/api/auth/login', ADMIN);
+  const spenderId = (await spender.call('GET', '/api/me')).body.id;
+  const budget = { budget_usd: 0.002, budget_period: 'total' };
+  expect((await admin.call('PATCH', `/api/users/${spenderId}`, budget)).status).toBe(200);
   browser = await launchBrowser();
 }, 240_000);
 
@@ -69,13 +86,13 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-async function open(options: Parameters<typeof openPage>[2] = {}): Promise<Page> {
+async function open(options: Parameters<typeof openPage>[2] = {}, person = USER): Promise<Page> {
   const consolePage = await openPage(browser, harness.baseUrl, options);
   opened.push(consolePage);
   const { page } = consolePage;
   await page.goto('/sign-in');
-  await page.fill('input[type=email]', USER.email);
-  await page.fill('input[type=password]', USER.password);
+  await page.fill('input[type=email]', person.email);
+  await page.fill('input[type=password]', person.password);
   await page.click('button[type=submit]');
   await page.waitForURL('**/overview');
   await page.goto('/tokens');
@@ -141,6 +158,12 @@ describe('key statuses', () => {
     const page = await open({ viewport: DESKTOP });
     expect(await page.textContent('tr[data-token="spent key"] .badge')).toBe('Budget spent');
     expect(await page.getAttribute('tr[data-token="spent key"] .badge', 'class')).toContain('badge-warn');
+  });
+
+  it('says “Budget spent” of a key whose account budget is spent, which the gateway refuses too', async () => {
+    expect(await chat(spenderKey)).toEqual({ status: 429, code: 'budget_exceeded' });
+    const page = await open({ viewport: DESKTOP }, SPENDER);
+    expect(await page.textContent('tr[data-token="my only key"] .badge')).toBe('Budget spent');
   });
 
   it('hides revoked keys unless asked, and then lists them after the active ones', async () => {
