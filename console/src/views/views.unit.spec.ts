@@ -126,6 +126,7 @@ describe('TokensView', () => {
       rpm_limit: null,
       tpm_limit: 5000,
       metadata: { env: 'prod', team: 'search' },
+      payload_capture_days: 0,
     });
     expect(wrapper.find('[data-test=edit-token-form]').exists()).toBe(false);
     expect(wrapper.find('tr[data-token=laptop] [data-test=budget]').text()).toBe('$1.25 / $2.50 a day');
