@@ -27,6 +27,7 @@ import {
 import { kafkaChecksum } from '../../stores/cluster/kafka-client.ts';
 import { KafkaEventLog, type TopicNames, topicNames } from '../../stores/cluster/kafka-event-log.ts';
 import { Outbox } from '../../stores/cluster/outbox.ts';
+import { refuseDoubt } from '../../stores/cluster/outbox-doubt.ts';
 import { rebuildCluster } from '../../stores/cluster/rebuild.ts';
 import { type Redis, RedisKeys } from '../../stores/cluster/redis-keys.ts';
 import { RedisProjectionWriter } from '../../stores/cluster/redis-projection-writer.ts';
@@ -182,7 +183,7 @@ describe.skipIf(services === null)('the event log in both message formats', () =
     const before = requests(40, 0);
     await appendFormat1(kafka, topics, [issued, ...before]);
 
-    const log = new KafkaEventLog(kafka, topics, new Outbox(outboxDirectory), (error) => {
+    const log = new KafkaEventLog(kafka, topics, new Outbox(outboxDirectory), refuseDoubt, (error) => {
       throw error;
     });
     await log.start();
