@@ -166,35 +166,64 @@ export class RedisProjectionWriter {
     const others = ([] as GatewayEvent[]).concat(...batches.map((batch) => batch.others));
     // Stored responses are read from Redis by id, never from a node's replica: no change to publish.
     await this.#responses.apply(others);
-    for (const event of others) {
-      for (const model of documentModels) {
-        if (!model.canHandle(event)) continue;
-        const collection = model.collection as ChangeMessage['collection'];
-        const id = model.documentIdOf(event);
-        const key = this.#keys.document(collection, id);
-        const stored = await this.#redis.get(key);
-        const current = stored ? (JSON.parse(stored) as Record<string, unknown>) : null;
-        if (current && String(current['_eventId']) >= event.eventId) continue;
-        const next = model.evolve(current, event) as Record<string, unknown> | null;
-        const written = next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '';
-        const applied = await this.#redis.eval(putDocumentScript, {
-          keys: [
-            key,
-            this.#keys.index(collection),
-            secondaryKey(collection, next, this.#keys),
-            secondaryKey(collection, current, this.#keys),
-          ],
-          arguments: [written, event.eventId, id],
-        });
-        // With the document: a node applies it the moment the message arrives, with no read between.
-        if (applied === 1) changes.push({ collection, id, ...(written && { document: written }) });
-      }
-    }
+    for (const change of await this.#applyDocuments(others)) changes.push(change);
     const { changed, spentUsers } = await this.#applyUsage(batches);
     for (const id of changed) changes.push({ collection: 'usage', id });
     for (const id of spentUsers) changes.push({ collection: 'user-spend', id });
     await this.publish(changes);
     return changes;
+  }
+
+  /**
+   * Applies the documents' events in order, in one round trip for the reads and one pipeline of
+   * scripts: the documents are read at once, each event is evolved from the state the events before
+   * it left (kept here), and the scripts go out in log order on one connection, so Redis runs them in
+   * that order, as one event at a time would (a read and a script each, which held a rebuild of a log
+   * of documents to a few thousand events a second). A script still refuses an event older than what
+   * its document holds: another writer (a node's write-through) may have applied it meanwhile.
+   */
+  async #applyDocuments(events: readonly GatewayEvent[]): Promise<ChangeMessage[]> {
+    const steps: Array<{
+      model: (typeof documentModels)[number];
+      collection: ChangeMessage['collection'];
+      id: string;
+      key: string;
+      event: GatewayEvent;
+    }> = [];
+    for (const event of events)
+      for (const model of documentModels) {
+        if (!model.canHandle(event)) continue;
+        const collection = model.collection as ChangeMessage['collection'];
+        const id = model.documentIdOf(event);
+        steps.push({ model, collection, id, key: this.#keys.document(collection, id), event });
+      }
+    if (steps.length === 0) return [];
+    const keys = [...new Set(steps.map((step) => step.key))];
+    const stored = await this.#redis.mGet(keys);
+    const state = new Map<string, Record<string, unknown> | null>(
+      keys.map((key, index) => [key, stored[index] ? (JSON.parse(stored[index]!) as Record<string, unknown>) : null]),
+    );
+    const writes: Array<{ change: ChangeMessage; applied: Promise<unknown> }> = [];
+    for (const { model, collection, id, key, event } of steps) {
+      const current = state.get(key) ?? null;
+      if (current && String(current['_eventId']) >= event.eventId) continue;
+      const next = model.evolve(current, event) as Record<string, unknown> | null;
+      const written = next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '';
+      state.set(key, next ? { ...next, _eventId: event.eventId } : null);
+      const applied = this.#redis.eval(putDocumentScript, {
+        keys: [
+          key,
+          this.#keys.index(collection),
+          secondaryKey(collection, next, this.#keys),
+          secondaryKey(collection, current, this.#keys),
+        ],
+        arguments: [written, event.eventId, id],
+      });
+      // With the document: a node applies it the moment the message arrives, with no read between.
+      writes.push({ change: { collection, id, ...(written && { document: written }) }, applied });
+    }
+    const results = await Promise.all(writes.map((write) => write.applied));
+    return writes.filter((_, index) => results[index] === 1).map((write) => write.change);
   }
 
   /**
