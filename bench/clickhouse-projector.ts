@@ -60,7 +60,10 @@ function traffic(generator: TrafficGenerator, requests: number): GatewayEvent[] 
 }
 
 /** Publishes the traffic of `requests` requests; the events are dropped before it returns. */
-async function publish(settings: ClusterSettings, requests: number): Promise<{ events: number; seconds: number }> {
+export async function publish(
+  settings: ClusterSettings,
+  requests: number,
+): Promise<{ events: number; seconds: number }> {
   const kafka = connectKafka(settings, `${settings.namespace}bench`);
   await ensureTopics(kafka, topicNames(settings.namespace), 24);
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-outbox-'));
