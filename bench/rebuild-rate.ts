@@ -5,18 +5,35 @@
  * bench/clickhouse-projector.ts does, then `rebuildCluster` (what `npm run rebuild` runs) is timed in
  * this process, with its parts: dropping the projections, joining the consumer group, and replaying.
  * Prints events per second of the replay; with `node --cpu-prof` the profile shows where it goes.
+ * `catchup` times the live projector instead (`startClusterProjector`, what `npm run projector` runs,
+ * with its live write interval) from the start of its group until it has applied the whole backlog.
  *
- *   eval "$(scripts/services up)"; npx tsx bench/rebuild-rate.ts   (REQUESTS)
+ *   eval "$(scripts/services up)"; npx tsx bench/rebuild-rate.ts [catchup]   (REQUESTS)
  */
 import { createClient as createClickHouseClient } from '@clickhouse/client';
 import { createClient } from 'redis';
 import type { ClusterSettings } from '../stores/cluster/connections.ts';
 import { connectKafka } from '../stores/cluster/connections.ts';
+import { startClusterProjector } from '../stores/cluster/index.ts';
 import { topicNames } from '../stores/cluster/kafka-event-log.ts';
 import { rebuildCluster } from '../stores/cluster/rebuild.ts';
 import { publish } from './clickhouse-projector.ts';
 
 const REQUESTS = Number(process.env['REQUESTS'] ?? 500_000);
+
+/** Runs the live projector until it has applied `events`; returns how many it applied. */
+async function catchUp(settings: ClusterSettings, events: number, firstBatch: () => void): Promise<number> {
+  const { projector, close } = await startClusterProjector(settings, () => {});
+  try {
+    while (projector.progress.applied < events) {
+      if (projector.progress.applied > 0) firstBatch();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return projector.progress.applied;
+  } finally {
+    await close();
+  }
+}
 
 async function main(): Promise<void> {
   const { KAFKA_BROKERS, CLICKHOUSE_URL, REDIS_URL } = process.env;
@@ -37,15 +54,20 @@ async function main(): Promise<void> {
     process.stdout.write(`published ${published.events} events in ${published.seconds.toFixed(1)} s\n`);
     const started = performance.now();
     let firstAt = 0;
-    const applied = await rebuildCluster(settings, (read) => {
-      if (firstAt === 0 && read > 0) firstAt = performance.now();
-    });
+    const applied =
+      process.argv[2] === 'catchup'
+        ? await catchUp(settings, published.events, () => {
+            firstAt ||= performance.now();
+          })
+        : await rebuildCluster(settings, (read) => {
+            if (firstAt === 0 && read > 0) firstAt = performance.now();
+          });
     const ended = performance.now();
     const seconds = (ended - started) / 1000;
     const replaySeconds = (ended - firstAt) / 1000;
     process.stdout.write(
-      `rebuilt ${applied} events in ${seconds.toFixed(1)} s: ${Math.round(applied / seconds)} events/s overall; ` +
-        `${((firstAt - started) / 1000).toFixed(1)} s to the first batch (dropping, joining), ` +
+      `${process.argv[2] === 'catchup' ? 'caught up on' : 'rebuilt'} ${applied} events in ${seconds.toFixed(1)} s: ${Math.round(applied / seconds)} events/s overall; ` +
+        `${((firstAt - started) / 1000).toFixed(1)} s to the first batch (dropping the projections for a rebuild, joining the group), ` +
         `then ${Math.round(applied / replaySeconds)} events/s\n`,
     );
   } finally {
