@@ -15,6 +15,7 @@ import type { GatewayEvent } from '../contracts/events/index.ts';
 import { type ClusterSettings, connectKafka, ensureTopics } from '../stores/cluster/connections.ts';
 import { KafkaEventLog, topicNames } from '../stores/cluster/kafka-event-log.ts';
 import { Outbox } from '../stores/cluster/outbox.ts';
+import { refuseDoubt } from '../stores/cluster/outbox-doubt.ts';
 import type { ProjectionJob, ProjectionResult } from './clickhouse-projector-child.ts';
 import { TrafficGenerator } from './pipeline.ts';
 import { ROOT } from './processes.ts';
@@ -59,13 +60,18 @@ function traffic(generator: TrafficGenerator, requests: number): GatewayEvent[] 
 }
 
 /** Publishes the traffic of `requests` requests; the events are dropped before it returns. */
-async function publish(settings: ClusterSettings, requests: number): Promise<{ events: number; seconds: number }> {
+export async function publish(
+  settings: ClusterSettings,
+  requests: number,
+): Promise<{ events: number; seconds: number }> {
   const kafka = connectKafka(settings, `${settings.namespace}bench`);
   await ensureTopics(kafka, topicNames(settings.namespace), 24);
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-outbox-'));
   const outbox = new Outbox(directory);
   const sendErrors: unknown[] = [];
-  const log = new KafkaEventLog(kafka, topicNames(settings.namespace), outbox, (error) => sendErrors.push(error));
+  const log = new KafkaEventLog(kafka, topicNames(settings.namespace), outbox, refuseDoubt, (error) =>
+    sendErrors.push(error),
+  );
   const generator = new TrafficGenerator(200);
   // The backlog covers the last 30 days in time order, each chunk its own slice, as the log of a
   // gateway is: a write of the projector touches a day or so of (user, hour) pairs, about as many as

@@ -32,6 +32,7 @@ import { connectKafka, ensureTopics } from '../stores/cluster/connections.ts';
 import { KafkaEventLog, type TopicNames, topicNames } from '../stores/cluster/kafka-event-log.ts';
 import { messagesOf } from '../stores/cluster/kafka-messages.ts';
 import { Outbox } from '../stores/cluster/outbox.ts';
+import { refuseDoubt } from '../stores/cluster/outbox-doubt.ts';
 import { stickyPartitioner } from '../stores/cluster/sticky-partitioner.ts';
 import type { EventLog } from '../stores/ports.ts';
 import { TrafficGenerator } from './pipeline.ts';
@@ -105,6 +106,7 @@ async function batched(kafka: Kafka, topics: TopicNames, appendIntervalMs = 0): 
     kafka,
     topics,
     outbox,
+    refuseDoubt,
     (error) => {
       throw error;
     },

@@ -14,7 +14,7 @@
  * queue holds no parsed events. A batch's offsets are committed only after the write holding it, in
  * the order the writes finish. Writing batches of several partitions together is safe because every
  * write is idempotent and order-free across partitions: Redis documents move only forward, key usage
- * is guarded per request, and the ClickHouse rollups are recomputed with versions taken before they
+ * moves only past its partition's offset, and the ClickHouse rollups are recomputed with versions taken before they
  * read (see clickhouse-usage-writer.ts). Within a partition, batches stay in order.
  *
  * kafkajs restarts its consumer after a retriable error, and leaves it stopped after any other: the
@@ -29,7 +29,7 @@ import { type ClickHousePayloads, isPayloadEvent } from '../stores/cluster/click
 import { type TrafficRows, trafficRows } from '../stores/cluster/clickhouse-traffic-rows.ts';
 import type { ClickHouseUsageWriter } from '../stores/cluster/clickhouse-usage-writer.ts';
 import type { TopicNames } from '../stores/cluster/kafka-event-log.ts';
-import type { RedisBatch, RedisProjectionWriter } from '../stores/cluster/redis-projection-writer.ts';
+import { logPosition, type RedisBatch, type RedisProjectionWriter } from '../stores/cluster/redis-projection-writer.ts';
 import { ProjectionQueue } from './projection-queue.ts';
 
 /**
@@ -341,24 +341,30 @@ export class ClusterProjector {
     const prepared: PreparedBatch = { redis: [], clickhouse: [], payloads: [] };
     let eventCount = 0;
     let slice: GatewayEvent[] = [];
+    let positions: string[] = [];
     const encode = () => {
       eventCount += slice.length;
-      prepared.redis.push(this.#options.redisWriter.batchOf(slice));
+      const place = { topic: batch.topic, partition: batch.partition, positions };
+      prepared.redis.push(this.#options.redisWriter.batchOf(slice, place));
       if (slice.some((event) => event.type === 'request.completed' || event.type === 'usage.recorded'))
         prepared.clickhouse.push(trafficRows(slice));
       for (const event of slice) if (isPayloadEvent(event)) prepared.payloads.push(event);
       slice = [];
+      positions = [];
     };
     for (const message of batch.messages) {
-      this.#decode(batch, message, slice);
+      this.#decode(batch, message, slice, positions);
       if (slice.length >= ENCODED_SLICE_EVENTS) encode();
     }
     if (slice.length > 0) encode();
     return { prepared, eventCount };
   }
 
-  /** Appends a message's events to `events`; what can never be read is logged and skipped. */
-  #decode(batch: EachBatchPayload['batch'], message: KafkaMessage, events: GatewayEvent[]): void {
+  /**
+   * Appends a message's events to `events`, and each one's log position (its offset and its index
+   * among the message's facts) to `positions`; what can never be read is logged and skipped.
+   */
+  #decode(batch: EachBatchPayload['batch'], message: KafkaMessage, events: GatewayEvent[], positions: string[]): void {
     if (!message.value) return;
     // An event that can never be read must not stop the partition: log it with its position.
     const skipped = (error: string, index?: number) =>
@@ -372,7 +378,10 @@ export class ClusterProjector {
     try {
       const decoded = decodeLogMessage(message.value.toString('utf8'));
       // A request's usage is applied as a fact of its own, as when it was a second event.
-      for (const event of trafficFacts(decoded.events)) events.push(event);
+      for (const [index, event] of trafficFacts(decoded.events).entries()) {
+        events.push(event);
+        positions.push(logPosition(message.offset, index));
+      }
       for (const { index, error } of decoded.unreadable) skipped(error, index);
     } catch (error) {
       skipped(String(error));

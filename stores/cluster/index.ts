@@ -20,8 +20,9 @@ import {
   ensureTopics,
   migrateClickHouse,
 } from './connections.ts';
-import { KafkaEventLog, topicNames } from './kafka-event-log.ts';
+import { KafkaEventLog, projectorGroupId, topicNames } from './kafka-event-log.ts';
 import { Outbox } from './outbox.ts';
+import { ProjectedUsage } from './outbox-doubt.ts';
 import { RedisCommandGuards } from './redis-command-guards.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisLookups } from './redis-lookups.ts';
@@ -52,8 +53,18 @@ export async function createClusterStores(
   await ensureTopics(kafka, topics, settings.trafficRetentionHours).catch((error: unknown) =>
     log('Kafka unreachable at start; events go to the local outbox until it answers', { error: String(error) }),
   );
-  const events = new KafkaEventLog(kafka, topics, new Outbox(dataDirectory), (error) =>
-    log('Kafka send failed; spooling to the outbox', { error: String(error) }),
+  const clickhouse = connectClickHouse(settings);
+  const settler = new ProjectedUsage(
+    kafka,
+    topics.traffic,
+    projectorGroupId(settings.namespace),
+    clickhouse,
+    settings.clickhouseDatabase,
+  );
+  const events = new KafkaEventLog(kafka, topics, new Outbox(dataDirectory), settler, (error) =>
+    log('Kafka send failed, or outbox events in doubt wait for the projector; kept in the outbox', {
+      error: String(error),
+    }),
   );
   await events.start();
   const redis = await connectRedis(settings);
@@ -64,7 +75,6 @@ export async function createClusterStores(
   const lookups = new RedisLookups(redis, subscriber, keys);
   await lookups.start();
   const writer = new RedisProjectionWriter(redis, keys, settings.responseRetentionMs);
-  const clickhouse = connectClickHouse(settings);
   await migrateClickHouse(clickhouse, settings.clickhouseDatabase);
 
   return {
@@ -138,7 +148,7 @@ export async function startClusterProjector(
   const projector = new ClusterProjector({
     kafka,
     topics,
-    groupId: `${settings.namespace}projector`,
+    groupId: projectorGroupId(settings.namespace),
     redisWriter: new RedisProjectionWriter(redis, new RedisKeys(settings.namespace), settings.responseRetentionMs),
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, settings.clickhouseDatabase),
     payloadWriter: payloads,

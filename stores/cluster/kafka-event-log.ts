@@ -5,13 +5,16 @@
  * stay in one partition, in order. The publisher's batches are printed when it cuts them and joined as
  * bytes at the append (printed-batches.ts). When Kafka cannot take a batch, the batch goes to
  * the local outbox instead and the caller carries on; while the outbox holds anything, new events
- * queue behind it, and a drainer sends them in order once Kafka answers again.
+ * queue behind it, and a drainer sends them in order once Kafka answers again. Events whose send may
+ * have reached Kafka are in doubt: before they are sent again, the ones the log already holds are
+ * dropped (outbox-doubt.ts), so that a request's usage is in the log once.
  */
 import type { Kafka, Producer } from 'kafkajs';
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import type { EventLog } from '../ports.ts';
 import { messagesOf, type OutgoingMessage, type TopicNames } from './kafka-messages.ts';
 import type { Outbox } from './outbox.ts';
+import type { DoubtSettler } from './outbox-doubt.ts';
 import { eventsOfPrinted, messagesOfPrinted, printBatch } from './printed-batches.ts';
 import { stickyPartitioner } from './sticky-partitioner.ts';
 
@@ -21,9 +24,14 @@ export function topicNames(prefix: string): TopicNames {
   return { entity: `${prefix}entity-events`, traffic: `${prefix}traffic-events` };
 }
 
+/** The projector's consumer group, whose committed offsets the outbox's doubt waits for. */
+export function projectorGroupId(prefix: string): string {
+  return `${prefix}projector`;
+}
+
 const DRAIN_BATCH = 1000;
 
-/** A send that has not finished by then is treated as failed (and may be repeated: consumers deduplicate). */
+/** A send that has not finished by then is treated as failed (its events are in doubt: see the module). */
 const SEND_TIMEOUT_MS = 10_000;
 
 /**
@@ -41,6 +49,7 @@ export class KafkaEventLog implements EventLog {
   readonly #topics: TopicNames;
   readonly #outbox: Outbox;
   readonly #onError: (error: unknown) => void;
+  readonly #settler: DoubtSettler;
   #draining: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #connected = false;
@@ -51,6 +60,7 @@ export class KafkaEventLog implements EventLog {
     kafka: Kafka,
     topics: TopicNames,
     outbox: Outbox,
+    settler: DoubtSettler,
     onError: (error: unknown) => void = () => {},
     { appendIntervalMs = APPEND_INTERVAL_MS }: { appendIntervalMs?: number } = {},
   ) {
@@ -60,6 +70,7 @@ export class KafkaEventLog implements EventLog {
     this.#topics = topics;
     this.#outbox = outbox;
     this.#onError = onError;
+    this.#settler = settler;
   }
 
   get outboxDepth(): number {
@@ -149,16 +160,19 @@ export class KafkaEventLog implements EventLog {
   }
 
   async #append(messages: () => Map<string, OutgoingMessage[]>, events: () => readonly GatewayEvent[]): Promise<void> {
+    let sent = false;
     if (this.#outbox.size === 0) {
       try {
+        sent = true;
         await this.#send(messages());
         return;
       } catch (error) {
         this.#reportFailure(error);
       }
     }
-    // Durable locally before we return: the events are not lost, only late.
-    this.#outbox.add(events());
+    // Durable locally before we return: the events are not lost, only late. Sent and failed, they
+    // are in doubt (Kafka may have written them); queued behind others, they were never sent.
+    this.#outbox.add(events(), sent);
     void this.drain();
   }
 
@@ -175,8 +189,13 @@ export class KafkaEventLog implements EventLog {
   async #drainOutbox(): Promise<void> {
     try {
       while (this.#outbox.size > 0) {
-        const { events, through } = this.#outbox.peek(DRAIN_BATCH);
-        await this.#send(messagesOf(events, this.#topics));
+        const { events, inDoubt, through } = this.#outbox.peek(DRAIN_BATCH);
+        const doubtful = events.filter((_, index) => inDoubt[index]);
+        const logged = doubtful.length > 0 ? await this.#settler.alreadyLogged(doubtful) : new Set<string>();
+        const unsent = events.filter((event) => !logged.has(event.eventId));
+        // In doubt from here: a crash or a failure after the send began leaves them to be settled again.
+        this.#outbox.markInDoubt(through);
+        if (unsent.length > 0) await this.#send(messagesOf(unsent, this.#topics));
         this.#outbox.remove(through);
       }
     } catch (error) {

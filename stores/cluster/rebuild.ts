@@ -68,6 +68,9 @@ export async function rebuildCluster(
     kafka,
     topics,
     groupId: `${settings.namespace}rebuild-${Date.now()}`,
+    // All backlog: each write starts as soon as the last one ended, never held for live traffic's
+    // interval (which a slow write stretches to 5 s, and which the last, partial write would wait).
+    writeIntervalMs: 0,
     redisWriter: new RedisProjectionWriter(redis, keys, settings.responseRetentionMs),
     clickhouseWriter: new ClickHouseUsageWriter(clickhouse, database),
     onBatch(topic, partition, lastOffset, events, messages) {

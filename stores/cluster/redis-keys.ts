@@ -8,7 +8,8 @@
  * - `usage:<tokenId>`: hash of `used` tokens and `lastUsedAt`, and the key's spend: `total:nano`,
  *   `<period>:start` and `<period>:nano` for the daily, weekly and monthly budget periods
  * - `spend:user:<userId>`: the same spend fields, for all of an account's keys
- * - `applied:<requestId>`: marks a request's usage as counted (expires after a week)
+ * - `usage-offset:<topic>:<partition>`: the log position of the last request whose usage was counted
+ *   from that partition (redis-projection-scripts.ts); one key per partition, whatever the traffic
  * - `claim:email:<email>` → the user id that claimed the email at registration (kept)
  * - `response:<id>`: a stored response or its tombstone, as JSON, expiring with it (redis-responses.ts)
  * - `response-bytes:<userId>`: hash of the JSON bytes of an account's live stored responses by the day
@@ -51,8 +52,8 @@ export class RedisKeys {
     return `${this.prefix}spend:user:${userId}`;
   }
 
-  applied(requestId: string): string {
-    return `${this.prefix}applied:${requestId}`;
+  usageOffset(topic: string, partition: number): string {
+    return `${this.prefix}usage-offset:${topic}:${partition}`;
   }
 
   claim(kind: string, value: string): string {

@@ -24,20 +24,29 @@ if KEYS[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
 return 1`;
 
 /**
- * A batch's usage in one script. KEYS: per request, its applied marker, its key's usage hash and its
- * account's spend hash; ARGV: per request, its tokens, its start time, its cost in nano-dollars and
- * the starts of its day, week and month (projector/read-models/spend); last, the marker TTL in
- * seconds. A period's counter restarts at a newer period and ignores an older one, as `addSpend`
- * does. Returns, per request, 1 when it was counted now and 0 when its marker said it already was.
+ * A batch's usage in one script. KEYS: per request, its partition's usage offset key (the log
+ * position of the last request counted from that partition), its key's usage hash and its account's
+ * spend hash; ARGV: per request, its tokens, its start time, its cost in nano-dollars, the starts of
+ * its day, week and month (projector/read-models/spend), its log position (logPosition in
+ * redis-projection-writer.ts) and the position of the request before it from the same partition in
+ * the same write ('' for the first). A period's counter restarts at a newer period and ignores an
+ * older one, as `addSpend` does. Returns, per request, 1 when it was counted now and 0 when its
+ * partition's offset said it already was.
+ *
+ * A request is counted only if its position is past its partition's offset, and the offsets move in
+ * the same script as the counts: a batch delivered again (the projector stopped before Kafka took its
+ * offsets) counts nothing twice, with one key per partition instead of a marker per request. A
+ * partition's requests reach the script in log order; a chunk whose earlier chunk in the same write
+ * did not run (its `before` is past the stored offset) is refused whole, so the write fails and is
+ * retried rather than moving an offset over requests never counted.
  *
  * The requests counted now are summed in the script first, per usage hash and per spend hash and
- * periods, and each sum written once: a request costs its marker and a few table updates instead of
- * up to eighteen Redis commands, which made Redis the slowest part of a projector write. The sums
- * give what one request at a time gives: a counter ends at its newest period with the costs of that
+ * periods, and each sum written once: a request costs a few table updates instead of up to
+ * eighteen Redis commands, which made Redis the slowest part of a projector write. The sums give
+ * what one request at a time gives: a counter ends at its newest period with the costs of that
  * period's requests, whatever their order.
  */
 export const countUsageScript = `
-local ttl = ARGV[#ARGV]
 local periods = {'daily', 'weekly', 'monthly'}
 local function spend(key, cost, first)
   redis.call('HINCRBY', key, 'total:nano', cost)
@@ -50,6 +59,16 @@ local function spend(key, cost, first)
       redis.call('HINCRBY', key, periods[p] .. ':nano', cost)
     end
   end
+end
+local offsets, offsetOrder = {}, {}
+local function offsetOf(key)
+  local offset = offsets[key]
+  if offset == nil then
+    offset = redis.call('GET', key) or ''
+    offsets[key] = offset
+    offsetOrder[#offsetOrder + 1] = key
+  end
+  return offset
 end
 local used, usedOrder = {}, {}
 local spent, spentOrder = {}, {}
@@ -65,8 +84,14 @@ end
 local counted = {}
 for i = 1, #KEYS, 3 do
   local n = (i + 2) / 3
-  local a = 6 * (n - 1)
-  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
+  local a = 8 * (n - 1)
+  local offset = offsetOf(KEYS[i])
+  local position, before = ARGV[a + 7], ARGV[a + 8]
+  if before ~= '' and offset < before then
+    return redis.error_reply('usage offset ' .. KEYS[i] .. ' is behind this write: an earlier chunk did not run')
+  end
+  if position > offset then
+    offsets[KEYS[i]] = position
     local key = KEYS[i + 1]
     local sum = used[key]
     if not sum then
@@ -96,6 +121,7 @@ for _, group in ipairs(spentOrder) do
   local sum = spent[group]
   spend(sum[1], string.format('%d', sum[2]), sum[3])
 end
+for _, key in ipairs(offsetOrder) do redis.call('SET', key, offsets[key]) end
 return counted`;
 
 /** KEYS: usage hashes; ARGV: the latest request start of each. Returns 1 per hash it moved forward. */

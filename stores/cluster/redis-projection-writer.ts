@@ -4,7 +4,10 @@
  * if its event is newer (UUIDv7 ids order by time) than the one already applied, so the projector and
  * the write-through of the node that issued a command can both apply the same events, in any order,
  * any number of times. A key's usage (tokens, and spend per budget period, which its account's spend
- * hash gets too) is counted once per request, guarded by a marker set in the same script. Every change is published so gateway nodes reload it.
+ * hash gets too) is counted once per log position: only from the log (the projector), each request
+ * past its partition's usage offset, which moves in the same script (redis-projection-scripts.ts).
+ * That a request is in the log at one position only is the outbox's part (outbox-doubt.ts). Every
+ * change is published so gateway nodes reload it.
  */
 import type { GatewayEvent } from '../../contracts/events/index.ts';
 import { documentModels } from '../../projector/read-models/document-models.ts';
@@ -16,8 +19,6 @@ import { RedisResponses } from './redis-responses.ts';
 /** Requests per usage script call: one call holds Redis for about a millisecond at most. */
 const USAGE_CHUNK = 500;
 
-const MARKER_TTL_SECONDS = 7 * 24 * 3600;
-
 const DAY_MS = 86_400_000;
 
 function secondaryKey(collection: string, document: Record<string, unknown> | null, keys: RedisKeys): string {
@@ -25,6 +26,23 @@ function secondaryKey(collection: string, document: Record<string, unknown> | nu
   if (collection === 'tokens') return keys.keyHash(String(document['keyHash']));
   if (collection === 'users') return keys.email(String(document['email']));
   return '';
+}
+
+/** Where a batch's events are in the log: its topic and partition, and each event's position. */
+export interface LogPlace {
+  topic: string;
+  partition: number;
+  /** per event, its logPosition */
+  positions: readonly string[];
+}
+
+/**
+ * An event's place in its partition as the usage script compares it: its message's offset and its
+ * index among the message's facts (a message carries several events, and a request its usage as a
+ * fact of its own), fixed-width so that comparing the strings compares the places.
+ */
+export function logPosition(offset: string, index: number): string {
+  return `${offset.padStart(20, '0')}.${String(index).padStart(6, '0')}`;
 }
 
 /**
@@ -37,9 +55,11 @@ function secondaryKey(collection: string, document: Record<string, unknown> | nu
 export interface RedisBatch {
   /** the events that are not traffic (documents, stored responses), in order */
   others: GatewayEvent[];
-  /** per request with usage: its marker, usage hash and spend hash keys (USAGE_KEYS each) */
+  /** per request with usage: its partition's usage offset, usage hash and spend hash keys (USAGE_KEYS each) */
   usageKeys: string[];
-  /** per request with usage: the usage script's arguments (USAGE_ARGUMENTS each) */
+  /** per request with usage: its log position (logPosition) */
+  usagePositions: string[];
+  /** per request with usage: the usage script's arguments but its positions (USAGE_ARGUMENTS each) */
   usageArguments: string[];
   /** per request with usage: its token id, its user id, and whether it cost anything */
   usageTokens: string[];
@@ -74,16 +94,20 @@ export class RedisProjectionWriter {
     this.#responses = new RedisResponses(redis, keys.prefix, responseRetentionMs);
   }
 
-  /** Applies events in order; returns the changes it published. */
-  async apply(events: readonly GatewayEvent[]): Promise<ChangeMessage[]> {
-    return this.applyBatches([this.batchOf(events)]);
+  /** Applies events in order; returns the changes it published. Usage needs its place in the log. */
+  async apply(events: readonly GatewayEvent[], place?: LogPlace): Promise<ChangeMessage[]> {
+    return this.applyBatches([this.batchOf(events, place)]);
   }
 
-  /** What `events` do to Redis, for `applyBatches`. */
-  batchOf(events: readonly GatewayEvent[]): RedisBatch {
+  /**
+   * What `events` do to Redis, for `applyBatches`. Usage is counted only from the log, by position:
+   * usage without its `place` is refused (a node's write-through applies commands, never traffic).
+   */
+  batchOf(events: readonly GatewayEvent[], place?: LogPlace): RedisBatch {
     const batch: RedisBatch = {
       others: [],
       usageKeys: [],
+      usagePositions: [],
       usageArguments: [],
       usageTokens: [],
       usageUsers: [],
@@ -96,7 +120,8 @@ export class RedisProjectionWriter {
     const usageKeyOf = new Map<string, string>();
     const spendKeyOf = new Map<string, string>();
     const periodsOfDay = new Map<number, string[]>();
-    for (const event of events) {
+    const offsetKey = place ? this.#keys.usageOffset(place.topic, place.partition) : '';
+    for (const [index, event] of events.entries()) {
       if (event.type === 'request.completed') {
         const { tokenId, startedAt } = event.body;
         // A request without tokens still marks its key as used: the latest start per key, once.
@@ -109,6 +134,8 @@ export class RedisProjectionWriter {
         batch.others.push(event);
         continue;
       }
+      if (!place)
+        throw new Error('usage is counted only from the log: its place (topic, partition, position) is missing');
       const body = event.body;
       const usageKey = cached(usageKeyOf, body.tokenId, () => this.#keys.usage(body.tokenId));
       const spendKey = cached(spendKeyOf, body.userId, () => this.#keys.userSpend(body.userId));
@@ -116,7 +143,8 @@ export class RedisProjectionWriter {
       const starts = cached(periodsOfDay, Math.floor(startedAtMs / DAY_MS), () =>
         resettingPeriods.map((period) => periodStart(period, startedAtMs)),
       );
-      batch.usageKeys.push(this.#keys.applied(body.requestId), usageKey, spendKey);
+      batch.usageKeys.push(offsetKey, usageKey, spendKey);
+      batch.usagePositions.push(place.positions[index]!);
       batch.usageArguments.push(
         String(body.promptTokens + body.completionTokens),
         body.startedAt,
@@ -138,30 +166,7 @@ export class RedisProjectionWriter {
     const others = ([] as GatewayEvent[]).concat(...batches.map((batch) => batch.others));
     // Stored responses are read from Redis by id, never from a node's replica: no change to publish.
     await this.#responses.apply(others);
-    for (const event of others) {
-      for (const model of documentModels) {
-        if (!model.canHandle(event)) continue;
-        const collection = model.collection as ChangeMessage['collection'];
-        const id = model.documentIdOf(event);
-        const key = this.#keys.document(collection, id);
-        const stored = await this.#redis.get(key);
-        const current = stored ? (JSON.parse(stored) as Record<string, unknown>) : null;
-        if (current && String(current['_eventId']) >= event.eventId) continue;
-        const next = model.evolve(current, event) as Record<string, unknown> | null;
-        const written = next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '';
-        const applied = await this.#redis.eval(putDocumentScript, {
-          keys: [
-            key,
-            this.#keys.index(collection),
-            secondaryKey(collection, next, this.#keys),
-            secondaryKey(collection, current, this.#keys),
-          ],
-          arguments: [written, event.eventId, id],
-        });
-        // With the document: a node applies it the moment the message arrives, with no read between.
-        if (applied === 1) changes.push({ collection, id, ...(written && { document: written }) });
-      }
-    }
+    for (const change of await this.#applyDocuments(others)) changes.push(change);
     const { changed, spentUsers } = await this.#applyUsage(batches);
     for (const id of changed) changes.push({ collection: 'usage', id });
     for (const id of spentUsers) changes.push({ collection: 'user-spend', id });
@@ -170,7 +175,59 @@ export class RedisProjectionWriter {
   }
 
   /**
-   * A key's usage moves once per request (its marker) and its last use only forward, so the batches'
+   * Applies the documents' events in order, in one round trip for the reads and one pipeline of
+   * scripts: the documents are read at once, each event is evolved from the state the events before
+   * it left (kept here), and the scripts go out in log order on one connection, so Redis runs them in
+   * that order, as one event at a time would (a read and a script each, which held a rebuild of a log
+   * of documents to a few thousand events a second). A script still refuses an event older than what
+   * its document holds: another writer (a node's write-through) may have applied it meanwhile.
+   */
+  async #applyDocuments(events: readonly GatewayEvent[]): Promise<ChangeMessage[]> {
+    const steps: Array<{
+      model: (typeof documentModels)[number];
+      collection: ChangeMessage['collection'];
+      id: string;
+      key: string;
+      event: GatewayEvent;
+    }> = [];
+    for (const event of events)
+      for (const model of documentModels) {
+        if (!model.canHandle(event)) continue;
+        const collection = model.collection as ChangeMessage['collection'];
+        const id = model.documentIdOf(event);
+        steps.push({ model, collection, id, key: this.#keys.document(collection, id), event });
+      }
+    if (steps.length === 0) return [];
+    const keys = [...new Set(steps.map((step) => step.key))];
+    const stored = await this.#redis.mGet(keys);
+    const state = new Map<string, Record<string, unknown> | null>(
+      keys.map((key, index) => [key, stored[index] ? (JSON.parse(stored[index]!) as Record<string, unknown>) : null]),
+    );
+    const writes: Array<{ change: ChangeMessage; applied: Promise<unknown> }> = [];
+    for (const { model, collection, id, key, event } of steps) {
+      const current = state.get(key) ?? null;
+      if (current && String(current['_eventId']) >= event.eventId) continue;
+      const next = model.evolve(current, event) as Record<string, unknown> | null;
+      const written = next ? JSON.stringify({ ...next, _eventId: event.eventId }) : '';
+      state.set(key, next ? { ...next, _eventId: event.eventId } : null);
+      const applied = this.#redis.eval(putDocumentScript, {
+        keys: [
+          key,
+          this.#keys.index(collection),
+          secondaryKey(collection, next, this.#keys),
+          secondaryKey(collection, current, this.#keys),
+        ],
+        arguments: [written, event.eventId, id],
+      });
+      // With the document: a node applies it the moment the message arrives, with no read between.
+      writes.push({ change: { collection, id, ...(written && { document: written }) }, applied });
+    }
+    const results = await Promise.all(writes.map((write) => write.applied));
+    return writes.filter((_, index) => results[index] === 1).map((write) => write.change);
+  }
+
+  /**
+   * A key's usage moves once per log position (its partition's usage offset) and its last use only forward, so the batches'
    * requests go to Redis together: a few script calls instead of two per request. Returns the keys
    * whose usage changed and the users whose spend did.
    */
@@ -183,12 +240,12 @@ export class RedisProjectionWriter {
     const tokens = all((batch) => batch.usageTokens);
     const users = all((batch) => batch.usageUsers);
     const spent = all((batch) => batch.usageSpent);
+    const usageKeys = all((batch) => batch.usageKeys);
     const counted = await this.#scriptInChunks(
       countUsageScript,
       tokens.length,
-      { values: all((batch) => batch.usageKeys), each: USAGE_KEYS },
-      { values: all((batch) => batch.usageArguments), each: USAGE_ARGUMENTS },
-      [String(MARKER_TTL_SECONDS)],
+      { values: usageKeys, each: USAGE_KEYS },
+      { values: withPositions(batches, usageKeys), each: USAGE_ARGUMENTS + 2 },
     );
     for (const index of counted) {
       changed.add(tokens[index]!);
@@ -224,9 +281,9 @@ export class RedisProjectionWriter {
     trailing: string[] = [],
   ): Promise<number[]> {
     const calls: Array<Promise<number[]>> = [];
-    // Sent at once (the client pipelines them): Redis still runs one script at a time, but a large
-    // batch no longer waits a round trip per chunk. The chunks are independent: each request's
-    // marker is its own key, and usage sums and last-use times do not depend on the order.
+    // Sent at once (the client pipelines them, on one connection, so Redis runs them in order): a
+    // large batch does not wait a round trip per chunk. A chunk whose earlier one failed refuses to
+    // run (see countUsageScript), and usage sums and last-use times do not depend on the order.
     for (let start = 0; start < count; start += USAGE_CHUNK) {
       const end = Math.min(start + USAGE_CHUNK, count);
       const callArguments = values.values.slice(start * values.each, end * values.each);
@@ -250,4 +307,25 @@ export class RedisProjectionWriter {
     // One message per batch keeps pub/sub traffic low under heavy usage.
     if (changes.length > 0) await this.#redis.publish(this.#keys.changes, JSON.stringify(changes));
   }
+}
+
+/**
+ * The usage script's arguments: each request's, then its position and the position of the request
+ * before it from the same partition in this write ('' for the first), which the script checks its
+ * partition's offset has reached.
+ */
+function withPositions(batches: readonly RedisBatch[], usageKeys: readonly string[]): string[] {
+  const values: string[] = [];
+  const last = new Map<string, string>();
+  let request = 0;
+  for (const batch of batches)
+    for (const [index, position] of batch.usagePositions.entries()) {
+      for (let argument = 0; argument < USAGE_ARGUMENTS; argument++)
+        values.push(batch.usageArguments[index * USAGE_ARGUMENTS + argument]!);
+      const offsetKey = usageKeys[request * USAGE_KEYS]!;
+      values.push(position, last.get(offsetKey) ?? '');
+      last.set(offsetKey, position);
+      request++;
+    }
+  return values;
 }

@@ -72,6 +72,10 @@ export class RedisResponses implements ResponseStore {
   }
 
   async apply(events: readonly GatewayEvent[], now = Date.now()): Promise<void> {
+    // Sent at once, in order on one connection, so Redis runs them as one at a time would: each
+    // script is decided by its event alone, and a round trip per event held a rebuild of a log of
+    // stored responses to a few thousand events a second.
+    const scripts: Array<Promise<unknown>> = [];
     for (const event of events) {
       if (!responses.canHandle(event)) continue;
       const key = this.#key(responses.documentIdOf(event));
@@ -82,17 +86,22 @@ export class RedisResponses implements ResponseStore {
       const text = JSON.stringify(document);
       if (event.type === 'response.stored') {
         const day = Math.floor(document.expiresAtMs / DAY_MS);
-        await this.#redis.eval(storeScript, {
-          keys: [key, bytesKey],
-          arguments: [text, String(document.expiresAtMs), String(Buffer.byteLength(text)), String(day), String(now)],
-        });
+        scripts.push(
+          this.#redis.eval(storeScript, {
+            keys: [key, bytesKey],
+            arguments: [text, String(document.expiresAtMs), String(Buffer.byteLength(text)), String(day), String(now)],
+          }),
+        );
       } else {
-        await this.#redis.eval(deleteScript, {
-          keys: [key, bytesKey],
-          arguments: [text, document.userId, String(document.expiresAtMs)],
-        });
+        scripts.push(
+          this.#redis.eval(deleteScript, {
+            keys: [key, bytesKey],
+            arguments: [text, document.userId, String(document.expiresAtMs)],
+          }),
+        );
       }
     }
+    await Promise.all(scripts);
   }
 
   async find(responseId: string): Promise<StoredResponseDocument | null> {

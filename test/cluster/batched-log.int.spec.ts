@@ -2,8 +2,8 @@
  * The event log's two message formats on a real Kafka, ClickHouse and Redis: topics holding messages
  * of the release before (one event each) and batched appends of this one (format 2, several events
  * per message, appended as events or as the publisher's batches printed ahead) are projected with
- * every request counted exactly once, also when a batch is sent twice and when the whole log is
- * delivered a second time; an entity's events written in both formats apply in order; and a rebuild
+ * every request counted exactly once, also when the whole log is delivered a second time (a batch a
+ * node may have sent twice is settled before it is sent again: outbox-doubt.int.spec.ts); an entity's events written in both formats apply in order; and a rebuild
  * from the topics reproduces the same totals.
  */
 
@@ -27,6 +27,7 @@ import {
 import { kafkaChecksum } from '../../stores/cluster/kafka-client.ts';
 import { KafkaEventLog, type TopicNames, topicNames } from '../../stores/cluster/kafka-event-log.ts';
 import { Outbox } from '../../stores/cluster/outbox.ts';
+import { refuseDoubt } from '../../stores/cluster/outbox-doubt.ts';
 import { rebuildCluster } from '../../stores/cluster/rebuild.ts';
 import { type Redis, RedisKeys } from '../../stores/cluster/redis-keys.ts';
 import { RedisProjectionWriter } from '../../stores/cluster/redis-projection-writer.ts';
@@ -182,32 +183,30 @@ describe.skipIf(services === null)('the event log in both message formats', () =
     const before = requests(40, 0);
     await appendFormat1(kafka, topics, [issued, ...before]);
 
-    const log = new KafkaEventLog(kafka, topics, new Outbox(outboxDirectory), (error) => {
+    const log = new KafkaEventLog(kafka, topics, new Outbox(outboxDirectory), refuseDoubt, (error) => {
       throw error;
     });
     await log.start();
     const batched = requests(300, 40);
     // The token's later events ride in the same appends as the traffic: one message for the entity.
     await log.append([...batched.slice(0, 300), renamed, ...batched.slice(300), disabled]);
-    // Sent again, as an append Kafka took but did not acknowledge in time would be (from the outbox).
-    await log.append(batched.slice(0, 120));
     // As the publisher appends: batches printed when it cut them (one request's events in both), joined.
     const printed = requests(30, 340);
     await log.appendSerialized([log.serialize(printed.slice(0, 25)), log.serialize(printed.slice(25))]);
     await log.close();
 
-    // 80 single events, then 600 events in three messages, 120 in one and the printed 60 in one.
+    // 80 single events, then 600 events in three messages and the printed 60 in one.
     const messagesIn = (topic: string, found: Map<string, bigint>) =>
       [...found].filter(([key]) => key.startsWith(`${topic}:`)).reduce((sum, [, last]) => sum + Number(last) + 1, 0);
     const written = await ends();
-    expect(messagesIn(topics.traffic, written)).toBe(80 + 3 + 1 + 1);
+    expect(messagesIn(topics.traffic, written)).toBe(80 + 3 + 1);
     // The token's three events: its first alone, then both later ones in one message, in its partition.
     expect(messagesIn(topics.entity, written)).toBe(2);
     expect([...written.keys()].filter((key) => key.startsWith(`${topics.entity}:`))).toHaveLength(1);
 
     const expected = { calls: 370, tokens: 370 * TOKENS_PER_REQUEST, used: 370 * TOKENS_PER_REQUEST };
     const applied = await projectAll(`${settings.namespace}projector`);
-    expect(applied).toBe(1 + 80 + 600 + 2 + 120 + 60);
+    expect(applied).toBe(1 + 80 + 600 + 2 + 60);
     expect(await totals()).toEqual({ ...expected, tokenEventId: disabled.eventId });
 
     // The whole log again, as a consumer group that lost its offsets would read it: nothing moves.
@@ -217,7 +216,7 @@ describe.skipIf(services === null)('the event log in both message formats', () =
     const progress: Array<[number, number]> = [];
     const rebuilt = await rebuildCluster(settings, (read, total) => progress.push([read, total]));
     expect(rebuilt).toBe(applied);
-    expect(progress.at(-1)).toEqual([2 + 85, 2 + 85]);
+    expect(progress.at(-1)).toEqual([2 + 84, 2 + 84]);
     expect(await totals()).toEqual({ ...expected, tokenEventId: disabled.eventId });
   }, 240_000);
 });

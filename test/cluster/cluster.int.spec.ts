@@ -1,7 +1,7 @@
 /**
  * The cluster against real Kafka, ClickHouse and Redis: two gateway nodes and a projector as separate
  * processes. Read-your-writes and revocation across nodes, ClickHouse totals equal to the requests
- * sent, the projector killed with SIGKILL mid-stream five times, and Kafka stopped (FAULT_OUTAGE_MS, 5 s) under
+ * sent, the projector killed with SIGKILL mid-stream five times (key usage in Redis exact too), and Kafka stopped (FAULT_OUTAGE_MS, 5 s) under
  * traffic, with no failed request and no lost or double-counted event.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { createClient } from '@clickhouse/client';
 import OpenAI from 'openai';
+import { createClient as createRedisClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../fake-upstream/server.ts';
 import { ConsoleClient } from '../support/console-client.ts';
@@ -63,6 +64,17 @@ async function clickhouseTotals(): Promise<{ calls: number; prompt: number; comp
     };
   } finally {
     await client.close();
+  }
+}
+
+/** The key's usage as the gateway nodes read it: tokens counted in Redis by the projector. */
+async function redisUsed(): Promise<number> {
+  const redis = createRedisClient({ url: services!.redisUrl });
+  await redis.connect();
+  try {
+    return Number((await redis.hGet(`${namespace}usage:${tokenId}`, 'used')) ?? 0);
+  } finally {
+    await redis.quit();
   }
 }
 
@@ -232,6 +244,9 @@ describe.skipIf(services === null)(
         30_000,
       );
       expect(totals).toEqual(expected);
+      // Key usage in Redis too: each request counted once across the batches applied again after a kill.
+      const tokens = expected.prompt + expected.completion;
+      expect(await eventually(redisUsed, (used) => used >= tokens, 30_000)).toBe(tokens);
     }, 180_000);
 
     it.skipIf(!canStopServers(services))(

@@ -1,7 +1,8 @@
 /**
  * Key usage in Redis, written a batch at a time: each request's tokens counted once however often
- * its events are applied (a redelivered batch, two overlapping batches), and a key's last use only
- * moving forward, on a real Redis.
+ * its events are applied from the same log positions (a redelivered batch, two overlapping batches),
+ * with one key per partition and none per request, and a key's last use only moving forward, on a
+ * real Redis.
  */
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,8 @@ import { newEvent } from '../../gateway/events/new-event.ts';
 import { addSpend, type SpendCounters } from '../../projector/read-models/spend/spend.ts';
 import { type Redis, RedisKeys } from '../../stores/cluster/redis-keys.ts';
 import { RedisLookups } from '../../stores/cluster/redis-lookups.ts';
-import { RedisProjectionWriter } from '../../stores/cluster/redis-projection-writer.ts';
+import { countUsageScript } from '../../stores/cluster/redis-projection-scripts.ts';
+import { type LogPlace, logPosition, RedisProjectionWriter } from '../../stores/cluster/redis-projection-writer.ts';
 import { resolveClusterServices } from './cluster-services.ts';
 
 const services = resolveClusterServices();
@@ -60,6 +62,11 @@ function requestEvents(
   return [completed, usage];
 }
 
+/** `events` as one message each from `first` on in partition 0 of `topic`: their place in the log. */
+function inLog(topic: string, events: readonly GatewayEvent[], first = 0): LogPlace {
+  return { topic, partition: 0, positions: events.map((_, index) => logPosition(String(first + index), 0)) };
+}
+
 describe.skipIf(services === null)('key usage in Redis', () => {
   const keys = new RedisKeys(`redis-usage-${Date.now()}:`);
   let redis: Redis;
@@ -89,7 +96,7 @@ describe.skipIf(services === null)('key usage in Redis', () => {
     }
     const expectedA = 600 * 10 - 200 * 10;
     const expectedB = 600 * 10 - 200 * 10;
-    const first = await writer.apply(events);
+    const first = await writer.apply(events, inLog('counts', events));
     expect(
       first
         .filter((change) => change.collection === 'usage')
@@ -97,8 +104,11 @@ describe.skipIf(services === null)('key usage in Redis', () => {
         .sort(),
     ).toEqual(['key-a', 'key-b']);
     // Redelivered whole, and again overlapping with half of it.
-    const replay = await writer.apply(events);
-    await writer.apply(events.slice(events.length / 2));
+    const replay = await writer.apply(events, inLog('counts', events));
+    await writer.apply(
+      events.slice(events.length / 2),
+      inLog('counts', events.slice(events.length / 2), events.length / 2),
+    );
     expect(replay.filter((change) => change.collection === 'usage')).toEqual([]);
     const usageA = await redis.hGetAll(keys.usage('key-a'));
     const usageB = await redis.hGetAll(keys.usage('key-b'));
@@ -108,19 +118,54 @@ describe.skipIf(services === null)('key usage in Redis', () => {
     expect(usageB['lastUsedAt']).toBe(new Date(Date.UTC(2026, 0, 1, 0, 0, 1199)).toISOString());
   });
 
-  it('keeps a request’s marker for 7 days, at the size the README tells operators to plan for', async () => {
-    const requestId = '019a7c3e-5b1f-7000-8000-000000000007';
-    await writer.apply(requestEvents(requestId, 'key-m', new Date(Date.UTC(2026, 1, 1)).toISOString(), 3));
-    const marker = keys.applied(requestId);
-    const week = 7 * 24 * 3600;
-    const ttl = await redis.ttl(marker);
-    expect(ttl).toBeGreaterThan(week - 60);
-    expect(ttl).toBeLessThanOrEqual(week);
-    // docs/operations.md's "about 150 bytes each": MEMORY USAGE of a marker with this prefix, which leaves
-    // out its entry in the expiry table (about 30 bytes more).
-    const bytes = await redis.memoryUsage(marker);
-    expect(bytes).toBeGreaterThan(60);
-    expect(bytes).toBeLessThanOrEqual(160);
+  it('keeps one key per partition and none per request: 2,000 more requests add no key', async () => {
+    const countKeys = async () => {
+      let count = 0;
+      for await (const found of redis.scanIterator({ MATCH: `${keys.prefix}*`, COUNT: 1000 }))
+        count += Array.isArray(found) ? found.length : 1;
+      return count;
+    };
+    const requestsOf = (from: number) =>
+      Array.from({ length: 1000 }, (_, index) =>
+        requestEvents(`flat-${from + index}`, 'key-flat', '2026-02-01T00:00:00.000Z', 3, 5, 'user-flat'),
+      ).flat();
+    const first = requestsOf(0);
+    await writer.apply(first, inLog('flat', first));
+    const before = await countKeys();
+    const more = [...requestsOf(1000), ...requestsOf(2000)];
+    await writer.apply(more, inLog('flat', more, first.length));
+    expect(await countKeys()).toBe(before);
+    expect(Number((await redis.hGetAll(keys.usage('key-flat')))['used'])).toBe(3000 * 3);
+    expect(await redis.get(keys.usageOffset('flat', 0))).toBe(logPosition(String(first.length + more.length - 1), 0));
+  });
+
+  it('counts a batch delivered again after a crash before its offsets were committed once, and the requests after it', async () => {
+    const events = Array.from({ length: 150 }, (_, index) =>
+      requestEvents(`again-${index}`, 'key-again', '2026-02-01T00:00:00.000Z', 2),
+    ).flat();
+    // Applied up to the 100th request, then the consumer starts again from the 50th: requests 50 to
+    // 99 were counted before the crash, 100 to 149 were not.
+    await writer.apply(events.slice(0, 200), inLog('again', events.slice(0, 200)));
+    const changes = await writer.apply(events.slice(100), inLog('again', events.slice(100), 100));
+    expect(changes.map((change) => change.collection)).toEqual(['usage']);
+    expect(Number((await redis.hGetAll(keys.usage('key-again')))['used'])).toBe(150 * 2);
+  });
+
+  it('refuses a chunk whose earlier chunk of the same write did not run, and writes nothing of it', async () => {
+    const starts = ['2026-02-01T00:00:00.000Z', '2026-01-26T00:00:00.000Z', '2026-02-01T00:00:00.000Z'];
+    const offsetKey = keys.usageOffset('refused', 0);
+    const chunk = (position: string, before: string) =>
+      redis.eval(countUsageScript, {
+        keys: [offsetKey, keys.usage('key-refused'), keys.userSpend('user-refused')],
+        arguments: ['7', '2026-02-01T00:00:00.000Z', '0', ...starts, position, before],
+      });
+    // The chunk before ended at position 10, which the partition's offset has not reached.
+    await expect(chunk(logPosition('11', 0), logPosition('10', 0))).rejects.toThrow(/earlier chunk did not run/);
+    expect(await redis.exists([offsetKey, keys.usage('key-refused')])).toBe(0);
+    expect(await chunk(logPosition('10', 0), '')).toEqual([1]);
+    expect(await chunk(logPosition('11', 0), logPosition('10', 0))).toEqual([1]);
+    expect(await chunk(logPosition('11', 0), logPosition('10', 0))).toEqual([0]);
+    expect(Number(await redis.hGet(keys.usage('key-refused'), 'used'))).toBe(14);
   });
 
   it('applies several batches at once as it applies their events in one batch (the projector’s write)', async () => {
@@ -133,7 +178,13 @@ describe.skipIf(services === null)('key usage in Redis', () => {
       events.push(...requestEvents(`merged-${index}`, tokenId, startedAt, index % 5 === 0 ? 0 : 4, 10, userId));
     }
     const cuts = [0, 301, 302, 950, events.length];
-    const batches = cuts.slice(1).map((end, index) => writer.batchOf(events.slice(cuts[index], end)));
+    const place = inLog('merged', events);
+    const batches = cuts.slice(1).map((end, index) =>
+      writer.batchOf(events.slice(cuts[index], end), {
+        ...place,
+        positions: place.positions.slice(cuts[index], end),
+      }),
+    );
     const changes = await writer.applyBatches(batches);
     expect(changes.map((change) => `${change.collection}:${change.id}`).sort()).toEqual([
       'usage:key-j1',
@@ -158,8 +209,9 @@ describe.skipIf(services === null)('key usage in Redis', () => {
   it('moves a key’s last use forward only, whatever order its requests arrive in', async () => {
     const late = requestEvents('request-late', 'key-c', '2026-02-01T00:00:00.000Z', 5);
     const early = requestEvents('request-early', 'key-c', '2026-01-01T00:00:00.000Z', 0);
-    await writer.apply([...late, ...early]);
-    await writer.apply(early);
+    const log = [...late, ...early];
+    await writer.apply(log, inLog('last-use', log));
+    await writer.apply(early, inLog('last-use', early, late.length));
     const usage = await redis.hGetAll(keys.usage('key-c'));
     expect(usage).toEqual({ used: '5', lastUsedAt: '2026-02-01T00:00:00.000Z' });
   });
@@ -176,8 +228,9 @@ describe.skipIf(services === null)('key usage in Redis', () => {
       requestEvents(`spend-${index}`, 'key-s', startedAt, 3, cost),
     );
     // Out of order and replayed: the counters do not depend on either.
-    await writer.apply([...events.slice(4), ...events.slice(0, 4)]);
-    await writer.apply(events);
+    const log = [...events.slice(4), ...events.slice(0, 4)];
+    await writer.apply(log, inLog('spend', log));
+    await writer.apply(log, inLog('spend', log));
     const subscriber = createClient({ url: services!.redisUrl }) as Redis;
     await subscriber.connect();
     const lookups = new RedisLookups(redis, subscriber, keys);
@@ -215,8 +268,8 @@ describe.skipIf(services === null)('key usage in Redis', () => {
       requestEvents(request.id, request.tokenId, request.startedAt, request.tokens, request.cost, 'user-mixed'),
     );
     const shuffled = [...events].sort(() => random() - 0.5);
-    await writer.apply(shuffled);
-    await writer.apply(shuffled.slice(0, 1000));
+    await writer.apply(shuffled, inLog('mixed', shuffled));
+    await writer.apply(shuffled.slice(0, 1000), inLog('mixed', shuffled.slice(0, 1000)));
     const subscriber = createClient({ url: services!.redisUrl }) as Redis;
     await subscriber.connect();
     const lookups = new RedisLookups(redis, subscriber, keys);
