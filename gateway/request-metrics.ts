@@ -2,9 +2,10 @@
  * @module gateway/request-metrics
  * The per-request series (requests, duration, time to first token, tokens, cost), counted in plain fields
  * and handed to prom-client's registry only when it is scraped. prom-client validates and hashes the
- * label values on every `inc` and `observe`, even through a kept child: about 3 µs and 2.6 KB of
- * garbage per request in the relay, against a few additions here. The exposition is prom-client's own
- * (its registry formats what `get()` returns), so `/metrics` reads the same as with its classes.
+ * label values on every `inc` and `observe`, even through a kept child, and leaves garbage per request
+ * (docs/performance.md, "Small choices on the hot path"), against a few additions here. The exposition
+ * is prom-client's own (its registry formats what `get()` returns), so `/metrics` reads the same as with
+ * its classes.
  */
 import type { Registry } from 'prom-client';
 

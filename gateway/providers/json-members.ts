@@ -2,9 +2,9 @@
  * @module gateway/providers/json-members
  * A same-format relay sends the client's own JSON text on, changing only the top-level members it
  * must (a mapped `model`, `stream_options.include_usage`, Anthropic's required `max_tokens`), instead
- * of serialising the parsed body again: for an agent's 60 KB turn `JSON.stringify` cost more than the
- * parse, on every attempt. One pass finds where each top-level member's value lies; strings, which are
- * most of such a body, are skipped with `indexOf`.
+ * of serialising the parsed body again: for an agent's turn `JSON.stringify` costs more than the parse,
+ * on every attempt (docs/performance.md, "Small choices on the hot path"). One pass finds where each
+ * top-level member's value lies; strings, which are most of such a body, are skipped with `indexOf`.
  */
 
 /** Where a top-level member's value starts and ends in the text ([start, end)). */

@@ -1,16 +1,16 @@
 /**
  * @module gateway/providers/tokenizer
- * The BPE tokenizer (o200k_base, gpt-tokenizer), loaded on first use: its tables cost about 60 MB of
+ * The BPE tokenizer (o200k_base, gpt-tokenizer), loaded on first use: its tables cost tens of MB of
  * memory, and most traffic never needs them because upstreams report their own usage.
  *
  * Counting runs on the main thread, so its cost is bounded whatever the text. BPE time grows with
  * the square (or worse) of a pre-token's length, and a run of letters or punctuation with no
- * whitespace is one pre-token: 64 KB of such text took 9 s, and a stream of it (an upstream that
+ * whitespace is one pre-token: 64 KB of such text takes seconds, and a stream of it (an upstream that
  * sends no usage, a client that leaves mid-stream) froze the process for hours. So the text is
  * counted in windows of at most 256 characters, cut at a space where there is one (a cut there is a
  * token boundary anyway, so ordinary text counts exactly), and at most 16 K characters are counted
  * per budget (one estimate: a whole prompt, or a reply); the rest is extrapolated at the same rate.
- * See docs/reliability.md.
+ * See docs/reliability.md; figures in docs/performance.md, "Small choices on the hot path".
  */
 import { createRequire } from 'node:module';
 
