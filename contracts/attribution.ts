@@ -16,9 +16,17 @@ export const ATTRIBUTION_MAX_ID = 256;
 /** A metadata name: letters, digits and `_ - . :`, so that it reads the same in a query string and SQL. */
 export const metadataNamePattern = /^[A-Za-z0-9_.:-]+$/;
 
-/** Whether `name` is a metadata name: 1 to 64 of the characters above. */
+/**
+ * Names an object key cannot carry through every reader: zod's record drops `__proto__`, and the other
+ * two shadow what every object has. Refused everywhere, so that the stores agree on what was recorded.
+ */
+const reservedNames: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Whether `name` is a metadata name: 1 to 64 of the characters above, not a reserved one. */
 export function isMetadataName(name: string): boolean {
-  return name.length >= 1 && name.length <= METADATA_MAX_NAME && metadataNamePattern.test(name);
+  return (
+    name.length >= 1 && name.length <= METADATA_MAX_NAME && metadataNamePattern.test(name) && !reservedNames.has(name)
+  );
 }
 
 /**

@@ -3,13 +3,7 @@
  * The hand check of a request's attribution (traffic-check.ts): true only for what
  * `requestAttributionSchema` accepts unchanged. Anything else goes to zod, which decides.
  */
-import {
-  ATTRIBUTION_MAX_ID,
-  METADATA_MAX_KEYS,
-  METADATA_MAX_NAME,
-  METADATA_MAX_VALUE,
-  metadataNamePattern,
-} from '../attribution.ts';
+import { ATTRIBUTION_MAX_ID, isMetadataName, METADATA_MAX_KEYS, METADATA_MAX_VALUE } from '../attribution.ts';
 
 type Value = Record<string, unknown>;
 
@@ -27,7 +21,7 @@ function isMetadata(value: unknown): boolean {
     if (!Object.hasOwn(value, name)) return false;
     count++;
     const entry = value[name];
-    if (name.length > METADATA_MAX_NAME || !metadataNamePattern.test(name)) return false;
+    if (!isMetadataName(name)) return false;
     if (typeof entry !== 'string' || entry.length > METADATA_MAX_VALUE) return false;
   }
   return count <= METADATA_MAX_KEYS;

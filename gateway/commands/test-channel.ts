@@ -3,7 +3,7 @@
  * The console's channel test: one non-streamed request for a single token, sent straight to the
  * channel's upstream (no routing, no usage recorded), reporting whether it answered and how fast.
  */
-import { request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import type { ChannelTestResult } from '../../contracts/console-api.ts';
 import type { ChannelDocument } from '../../projector/read-models/channels/evolve.ts';
 import { providerKinds } from '../providers/index.ts';
@@ -11,16 +11,28 @@ import type { RelayInput } from '../providers/provider.ts';
 import { readyToSend, transportError } from '../relay/upstream-client.ts';
 import { upstreamError } from '../relay/upstream-error.ts';
 import { redirected } from '../relay/upstream-reply-errors.ts';
+import { publicOnlyLookup } from '../security/public-lookup.ts';
 import { decryptSecret } from '../security/upstream-key-cipher.ts';
 import { CommandError } from './errors.ts';
 
 const TEST_TIMEOUT_MS = 20_000;
 
+/**
+ * The test's connections when only public addresses may be called: the host name is resolved again at
+ * connect time and a private answer refused, so a name re-pointed after the route's check is not called.
+ */
+let publicOnlyAgent: Agent | undefined;
+function publicOnlyDispatcher(): Dispatcher {
+  publicOnlyAgent ??= new Agent({ connect: { lookup: publicOnlyLookup() } });
+  return publicOnlyAgent;
+}
+
+/** @param publicOnly connect to public addresses only (unless ALLOW_PRIVATE_UPSTREAMS) */
 export async function testChannel(
   channel: ChannelDocument,
   encryptionKey: Buffer,
   model: string | undefined = channel.models[0],
-  now: () => number = Date.now,
+  { publicOnly = false, now = Date.now }: { publicOnly?: boolean; now?: () => number } = {},
 ): Promise<ChannelTestResult> {
   if (!model) throw new CommandError('invalid', 'invalid_request', 'The channel lists no model to test with.', 'model');
   const input: RelayInput = {
@@ -60,6 +72,7 @@ export async function testChannel(
       headers: built.headers,
       body: built.body,
       signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+      ...(publicOnly && { dispatcher: publicOnlyDispatcher() }),
     });
     // undici does not follow redirects here: a 3xx means the base URL points somewhere else.
     if (response.statusCode >= 300 && response.statusCode < 400) {

@@ -163,7 +163,7 @@ export function channelRoutes(
     const input = parseOrThrow(channelTestRequestSchema, request.body ?? {});
     const channel = channelById(context, request.params.id!);
     await refusePrivateUpstream(channel.baseUrl, allowPrivate, { hostNamesOnly: true });
-    response.json(await testChannel(channel, context.keys.encryption, input.model));
+    response.json(await testChannel(channel, context.keys.encryption, input.model, { publicOnly: !allowPrivate }));
   });
 
   return router;

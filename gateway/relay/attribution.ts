@@ -86,10 +86,12 @@ export function metadataHeaderOf(headers: IncomingHttpHeaders): Metadata | null 
 function sessionOf(headers: IncomingHttpHeaders): string | undefined {
   const own = single(headers[SESSION_HEADER])?.trim();
   if (own) {
-    if (own.length > ATTRIBUTION_MAX_ID) {
+    // Header values arrive as Latin-1 bytes: the bound is on the characters they decode to.
+    const id = utf8(own);
+    if (id.length > ATTRIBUTION_MAX_ID) {
       refuse(`The ${SESSION_HEADER} header may be at most ${ATTRIBUTION_MAX_ID} characters.`, SESSION_HEADER);
     }
-    return utf8(own);
+    return id;
   }
   for (const name of agentSessionHeaders) {
     const sent = single(headers[name])?.trim();
@@ -125,6 +127,30 @@ function labelsOf(endpoint: Endpoint, body: Record<string, unknown>): Metadata {
 }
 
 /**
+ * A Gemini body's own labels, as many as fit beside the key's defaults and the header's names: the
+ * format allows more labels than the gateway records, and a format's own field is never refused.
+ */
+function labelsWithin(
+  labels: Metadata | null,
+  defaults: Metadata | null | undefined,
+  requested: Metadata | null,
+): Metadata | null {
+  if (labels === null) return null;
+  const taken = new Set([...Object.keys(defaults ?? {}), ...Object.keys(requested ?? {})]);
+  let room = METADATA_MAX_KEYS - taken.size;
+  const kept: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(labels)) {
+    if (requested && Object.hasOwn(requested, name)) continue;
+    if (taken.has(name)) kept.push([name, value]);
+    else if (room > 0) {
+      kept.push([name, value]);
+      room -= 1;
+    }
+  }
+  return Object.fromEntries(kept);
+}
+
+/**
  * The attribution a request's event records, or null when there is none.
  * @param defaults the key's default metadata
  */
@@ -135,7 +161,7 @@ export function attributionOf(
   defaults: Metadata | null | undefined,
 ): RequestAttribution | null {
   const requested = metadataHeaderOf(headers);
-  const labels = endpoint.startsWith('gemini.') ? labelsOf(endpoint, body) : null;
+  const labels = endpoint.startsWith('gemini.') ? labelsWithin(labelsOf(endpoint, body), defaults, requested) : null;
   // Most requests name no metadata: no object is built for them.
   const merged: Metadata | null =
     requested === null && labels === null ? (defaults ?? null) : { ...defaults, ...labels, ...requested };

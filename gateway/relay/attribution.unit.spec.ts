@@ -1,7 +1,8 @@
 /**
  * What the relay reads as a request's attribution, header by header and format by format: UTF-8 in
- * the metadata header, names such as `__proto__` kept as plain names, Gemini's labels as metadata
- * (those that fit, never refused), the gateway's session header before the agents' own.
+ * the metadata header, names such as `__proto__` refused (zod's record drops them, so the stores would
+ * disagree), Gemini's labels as metadata (those that fit, never refused), the gateway's session header
+ * before the agents' own, bounded in characters.
  */
 import { describe, expect, it } from 'vitest';
 import { attributionOf } from './attribution.ts';
@@ -15,12 +16,14 @@ describe('attributionOf', () => {
     expect(attributionOf('chat.completions', {}, { model: 'm' }, null)).toBeNull();
   });
 
-  it('reads UTF-8 metadata and keeps a name such as __proto__ as a plain name', () => {
-    const header = latin1('{"team":"增长","__proto__":"p"}');
+  it('reads UTF-8 metadata, and refuses a reserved name such as __proto__', () => {
+    const header = latin1('{"team":"增长"}');
     const { metadata } = attributionOf('chat.completions', { 'x-gateway-metadata': header }, {}, null)!;
-    expect(metadata).toEqual({ team: '增长', ['__proto__']: 'p' });
-    expect(Object.getPrototypeOf(metadata)).toBe(Object.prototype);
-    expect(Object.keys(metadata!)).toEqual(['team', '__proto__']);
+    expect(metadata).toEqual({ team: '增长' });
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const refuse = () => attributionOf('chat.completions', { 'x-gateway-metadata': `{"${name}":"p"}` }, {}, null);
+      expect(refuse).toThrow(GatewayError);
+    }
   });
 
   it('refuses a name that is no metadata name, saying the rule', () => {
@@ -36,6 +39,21 @@ describe('attributionOf', () => {
     expect(attribution).toEqual({ metadata: { env: 'prod', team: 'infra', feature: 'header' } });
     const labelsOnly = attributionOf('gemini.generateContent', {}, body, null)!;
     expect(labelsOnly.metadata!['feature']).toHaveLength(256);
+  });
+
+  it('keeps as many Gemini labels as fit beside the defaults and the header, and refuses none', () => {
+    const labels = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`label${index}`, 'v']));
+    const headers = { 'x-gateway-metadata': '{"feature":"header","label0":"mine"}' };
+    const attribution = attributionOf('gemini.generateContent', headers, { labels }, { env: 'prod' })!;
+    expect(Object.keys(attribution.metadata!)).toHaveLength(16);
+    expect(attribution.metadata).toMatchObject({ env: 'prod', feature: 'header', label0: 'mine', label1: 'v' });
+  });
+
+  it('bounds the session header in characters, not bytes', () => {
+    const cjk = latin1('会'.repeat(200));
+    expect(attributionOf('messages', { 'x-gateway-session-id': cjk }, {}, null)?.sessionId).toBe('会'.repeat(200));
+    const tooLong = latin1('会'.repeat(257));
+    expect(() => attributionOf('messages', { 'x-gateway-session-id': tooLong }, {}, null)).toThrow(GatewayError);
   });
 
   it('prefers the gateway’s session header, then Claude Code’s, then Codex’s', () => {

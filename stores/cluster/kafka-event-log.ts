@@ -35,6 +35,15 @@ const DRAIN_BATCH = 1000;
 const SEND_TIMEOUT_MS = 10_000;
 
 /**
+ * How long after its start a send given up at SEND_TIMEOUT_MS may still reach the broker: kafkajs goes
+ * on with it (four attempts of a 1 s connection and a 5 s request, up to 1 s apart: connections.ts and
+ * the producer's retry below), and bytes already on the wire land after the producer is dropped. Events
+ * in doubt are settled only after that, so that the topic's ends the settling reads include such a
+ * late write and the projector's commit past them shows whether it was applied.
+ */
+export const SEND_LIFETIME_MS = 4 * (1_000 + 5_000) + 3 * 1_000 + 2_000;
+
+/**
  * The publisher starts an append at most this often (EventLog.appendIntervalMs), so that under load
  * each append carries more requests: kafkajs's fixed cost per send (a produce request, its promises
  * and timers, the idempotent producer's bookkeeping) is the largest part of a small append's cost.
@@ -55,6 +64,10 @@ export class KafkaEventLog implements EventLog {
   #connected = false;
   /** Set while Kafka refuses: one log line per outage, not one per retry. */
   #failing = false;
+  /** When the latest send given up on (timed out, still in kafkajs's hands) started; 0: none. */
+  #abandonedSendStart = 0;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sendTimeoutMs: number;
 
   constructor(
     kafka: Kafka,
@@ -62,9 +75,15 @@ export class KafkaEventLog implements EventLog {
     outbox: Outbox,
     settler: DoubtSettler,
     onError: (error: unknown) => void = () => {},
-    { appendIntervalMs = APPEND_INTERVAL_MS }: { appendIntervalMs?: number } = {},
+    {
+      appendIntervalMs = APPEND_INTERVAL_MS,
+      sendTimeoutMs = SEND_TIMEOUT_MS,
+      sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    }: { appendIntervalMs?: number; sendTimeoutMs?: number; sleep?: (ms: number) => Promise<void> } = {},
   ) {
     this.appendIntervalMs = appendIntervalMs;
+    this.#sleep = sleep;
+    this.#sendTimeoutMs = sendTimeoutMs;
     this.#kafka = kafka;
     this.#producer = this.#newProducer();
     this.#topics = topics;
@@ -113,21 +132,31 @@ export class KafkaEventLog implements EventLog {
 
   async #send(messages: Map<string, OutgoingMessage[]>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const started = Date.now();
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Kafka did not acknowledge within ${SEND_TIMEOUT_MS} ms`)),
-        SEND_TIMEOUT_MS,
-      );
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new Error(`Kafka did not acknowledge within ${this.#sendTimeoutMs} ms`));
+      }, this.#sendTimeoutMs);
     });
     try {
       await Promise.race([this.#sendNow(messages), timeout]);
       this.#failing = false;
     } catch (error) {
+      // A send that failed by itself is over; one given up on may still land (SEND_LIFETIME_MS).
+      if (timedOut) this.#abandonedSendStart = Math.max(this.#abandonedSendStart, started);
       await this.#replaceProducer();
       throw error;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Waits until no send given up on can still reach the broker. */
+  async #abandonedSendsOver(): Promise<void> {
+    const wait = this.#abandonedSendStart + SEND_LIFETIME_MS - Date.now();
+    if (wait > 0) await this.#sleep(wait);
   }
 
   async #sendNow(messages: Map<string, OutgoingMessage[]>): Promise<void> {
@@ -191,6 +220,7 @@ export class KafkaEventLog implements EventLog {
       while (this.#outbox.size > 0) {
         const { events, inDoubt, through } = this.#outbox.peek(DRAIN_BATCH);
         const doubtful = events.filter((_, index) => inDoubt[index]);
+        if (doubtful.length > 0) await this.#abandonedSendsOver();
         const logged = doubtful.length > 0 ? await this.#settler.alreadyLogged(doubtful) : new Set<string>();
         const unsent = events.filter((event) => !logged.has(event.eventId));
         // In doubt from here: a crash or a failure after the send began leaves them to be settled again.
