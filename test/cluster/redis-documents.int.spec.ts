@@ -32,9 +32,9 @@ function log(): GatewayEvent[] {
         models: [],
       }),
     );
-  for (let round = 0; round < 4; round++)
+  for (let rename = 0; rename < 4; rename++)
     for (let key = 0; key < 3; key++)
-      events.push(newEvent('token.updated', { tokenId: `k${key}`, userId: 'u1', name: `key ${key} round ${round}` }));
+      events.push(newEvent('token.updated', { tokenId: `k${key}`, userId: 'u1', name: `key ${key} rename ${rename}` }));
   events.push(newEvent('token.updated', { tokenId: 'k1', userId: 'u1', quota: 500 }));
   events.push(newEvent('user.updated', { userId: 'u1', name: 'A again' }));
   events.push(newEvent('token.revoked', { tokenId: 'k2', userId: 'u1' }));
@@ -80,7 +80,7 @@ describe.skipIf(services === null)('documents in Redis, a batch at a time', () =
     const expected = await stored(single);
     expect(await stored(batched)).toEqual(expected);
     expect(JSON.parse(expected['doc:k2']!)).toMatchObject({ revoked: true });
-    expect(JSON.parse(expected['doc:k1']!)).toMatchObject({ name: 'key 1 round 3', quota: 500 });
+    expect(JSON.parse(expected['doc:k1']!)).toMatchObject({ name: 'key 1 rename 3', quota: 500 });
     expect(await batchWriter.apply(events)).toEqual([]);
     expect(await stored(batched)).toEqual(expected);
   });
