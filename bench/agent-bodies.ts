@@ -17,7 +17,7 @@ const WORDS = (
 ).split(' ');
 
 /** A linear congruential generator: the same words in the same order on every runtime. */
-function wordsFrom(seed: number) {
+export function wordsFrom(seed: number) {
   let state = seed >>> 0;
   return (count: number): string => {
     const out: string[] = [];

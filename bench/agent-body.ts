@@ -7,27 +7,7 @@
  *
  * Deterministic (a fixed seed, no clock): every run and every runtime sends the same bytes.
  */
-
-const WORDS = (
-  'the file function test build error module request response value config server client token ' +
-  'stream event store query index cache worker thread buffer parse format check result output input ' +
-  'project change commit branch review type return async await object array string number field ' +
-  'option default path directory source target schema model message channel upstream gateway key ' +
-  'user limit retry timeout status header body line column'
-).split(' ');
-
-/** A small linear congruential generator: the same words in the same order on every runtime. */
-function wordsFrom(seed: number) {
-  let state = seed >>> 0;
-  return (count: number): string => {
-    const out: string[] = [];
-    for (let index = 0; index < count; index++) {
-      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-      out.push(WORDS[state % WORDS.length]!);
-    }
-    return out.join(' ');
-  };
-}
+import { wordsFrom } from './agent-bodies.ts';
 
 export function agentBody(model: string): string {
   const words = wordsFrom(20260101);
