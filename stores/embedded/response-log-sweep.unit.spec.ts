@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventOfType } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
 import * as responses from '../../projector/read-models/responses/evolve.ts';
+import { storedResponseEvent } from '../../test/support/request-events.ts';
 import { openDatabase } from './database.ts';
 import { SqliteEventLog } from './event-log.ts';
 import { createEmbeddedStores } from './index.ts';
@@ -24,28 +24,7 @@ afterEach(() => {
 const DAY_MS = 86_400_000;
 const marker = (name: string) => `old-format-${name}-`.repeat(5_000);
 
-const stored = (responseId: string, at: Date): EventOfType<'response.stored'> =>
-  newEvent(
-    'response.stored',
-    {
-      responseId,
-      userId: 'u1',
-      tokenId: 't1',
-      requestId: `r-${responseId}`,
-      previousResponseId: null,
-      channelId: 'c1',
-      channelType: 'openai',
-      native: false,
-      model: 'gpt-4o-mini',
-      status: 'completed',
-      createdAt: Math.floor(at.getTime() / 1000),
-      usage: { inputTokens: 4, outputTokens: 9 },
-      inputItems: [{ type: 'message', role: 'user', content: marker(responseId) }],
-      outputItems: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'noted' }] }],
-      settings: { id: responseId, object: 'response' },
-    },
-    at,
-  );
+const stored = (responseId: string, at: Date) => storedResponseEvent(responseId, marker(responseId), { at });
 
 /** The file as a gateway before log positions left it: projected up to its last event. */
 function oldFormatFile(data: string): void {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventOfType } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
+import { storedResponseEvent } from '../../test/support/request-events.ts';
 import { openDatabase } from './database.ts';
 import { SqliteEventLog } from './event-log.ts';
 import { createEmbeddedStores } from './index.ts';
@@ -31,28 +31,8 @@ function directory(): string {
 
 const DAY_MS = 86_400_000;
 
-const stored = (responseId: string, text: string, userId = 'u1', at = new Date()): EventOfType<'response.stored'> =>
-  newEvent(
-    'response.stored',
-    {
-      responseId,
-      userId,
-      tokenId: 't1',
-      requestId: `r-${responseId}`,
-      previousResponseId: null,
-      channelId: 'c1',
-      channelType: 'openai',
-      native: false,
-      model: 'gpt-4o-mini',
-      status: 'completed',
-      createdAt: Math.floor(at.getTime() / 1000),
-      usage: { inputTokens: 4, outputTokens: 9 },
-      inputItems: [{ type: 'message', role: 'user', content: text }],
-      outputItems: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'noted' }] }],
-      settings: { id: responseId, object: 'response' },
-    },
-    at,
-  );
+const stored = (responseId: string, text: string, userId = 'u1', at = new Date()) =>
+  storedResponseEvent(responseId, text, { userId, at });
 
 /** A turn's text that is easy to look for in the file's bytes. */
 const secret = (index: number) => `conversation-marker-${index}-`.repeat(20_000);

@@ -6,37 +6,17 @@
  */
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventOfType } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
 import type { Redis } from '../../stores/cluster/redis-keys.ts';
 import { RedisResponses } from '../../stores/cluster/redis-responses.ts';
+import { storedResponseEvent } from '../support/request-events.ts';
 import { resolveClusterServices } from './cluster-services.ts';
 
 const services = resolveClusterServices();
 const DAY_MS = 86_400_000;
 
-const stored = (responseId: string, userId: string, at: Date): EventOfType<'response.stored'> =>
-  newEvent(
-    'response.stored',
-    {
-      responseId,
-      userId,
-      tokenId: 't1',
-      requestId: `r-${responseId}`,
-      previousResponseId: null,
-      channelId: 'c1',
-      channelType: 'openai',
-      native: false,
-      model: 'gpt-4o-mini',
-      status: 'completed',
-      createdAt: Math.floor(at.getTime() / 1000),
-      usage: { inputTokens: 4, outputTokens: 9 },
-      inputItems: [{ type: 'message', role: 'user', content: 'x'.repeat(10_000) }],
-      outputItems: [],
-      settings: { id: responseId },
-    },
-    at,
-  );
+const stored = (responseId: string, userId: string, at: Date) =>
+  storedResponseEvent(responseId, 'x'.repeat(10_000), { userId, at, outputItems: [] });
 
 describe.skipIf(services === null)('cluster: the bytes of stored responses in Redis', () => {
   const prefix = `stored-space-${Date.now().toString(36)}:`;

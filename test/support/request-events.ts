@@ -1,9 +1,9 @@
 /**
  * @module test/support/request-events
- * The two traffic events of one plain request (a 200 with upstream usage), for tests of how events are
- * carried rather than what they say.
+ * The two traffic events of one plain request (a 200 with upstream usage), and a stored response, for
+ * tests of how events are carried and kept rather than what they say.
  */
-import type { RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
+import type { EventOfType, RequestCompleted, UsageRecorded } from '../../contracts/events/index.ts';
 import { newEvent } from '../../gateway/events/new-event.ts';
 
 const at = new Date('2025-03-01T10:15:00.000Z');
@@ -56,4 +56,39 @@ export function requestEvents(
       at,
     ),
   ];
+}
+
+const noted = [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'noted' }] }];
+
+/** A stored response of one user turn (`text`) and a short reply, for tests of how turns are kept. */
+export function storedResponseEvent(
+  responseId: string,
+  text: string,
+  {
+    userId = 'u1',
+    at: storedAt = new Date(),
+    outputItems = noted,
+  }: { userId?: string; at?: Date; outputItems?: Array<Record<string, unknown>> } = {},
+): EventOfType<'response.stored'> {
+  return newEvent(
+    'response.stored',
+    {
+      responseId,
+      userId,
+      tokenId: 't1',
+      requestId: `r-${responseId}`,
+      previousResponseId: null,
+      channelId: 'c1',
+      channelType: 'openai',
+      native: false,
+      model: 'gpt-4o-mini',
+      status: 'completed',
+      createdAt: Math.floor(storedAt.getTime() / 1000),
+      usage: { inputTokens: 4, outputTokens: 9 },
+      inputItems: [{ type: 'message', role: 'user', content: text }],
+      outputItems,
+      settings: { id: responseId, object: 'response' },
+    },
+    storedAt,
+  );
 }
